@@ -1,0 +1,626 @@
+"""The numba core: attack tests, move generation, make/unmake, Zobrist keys.
+
+Every function here is ``@njit(cache=True, nogil=True)`` and works on numpy
+arrays only (layouts in :mod:`engine.layout`):
+
+* ``board``  ``int8[NSQ]``       padded mailbox, piece codes
+* ``st``     ``int64[S_SIZE]``   side, e.p., castling, counters, king squares, key, piece counts
+* ``stack``  ``int64[MAX_GAME_PLIES, U_SIZE]`` undo rows, one per made move
+* ``hist``   ``int64[MAX_GAME_PLIES + 1]`` Zobrist key after each ply (``hist[st[S_PLY]]`` is the current key)
+* ``vt``     ``int32[V_SIZE]``   the variant table (:func:`variants.compile.compile_variant`)
+* ``zob``    ``int64[ZOB_ROWS, NSQ]`` Zobrist keys (:func:`zobrist_table`)
+* ``moves``  ``int32[...]``      caller-owned move buffer; generators write from index ``n0`` and return the new end
+
+Nothing allocates per node. The generator reads tables and flags only; it never
+names a variant. Rules: FIDE laws, ``grand.md`` and ``knightrelay.md``.
+"""
+import numpy as np
+from numba import njit
+
+from .layout import (STRIDE, NSQ, PAWN, KNIGHT, KING, NTYPES, WHITE, BLACK, EMPTY, OFF,
+                     F_DOUBLE, F_EP, F_CASTLE, S_SIDE, S_EP, S_CASTLE, S_HALFMOVE, S_FULLMOVE,
+                     S_KSQ, S_HASH, S_PLY, S_COUNT, U_MOVE, U_CAPT, U_EP, U_CASTLE, U_HALF, U_HASH,
+                     V_HEIGHT, V_FLAGS, V_DOUBLE_RANK, V_PROMO_START, V_NPROMO, V_PROMO,
+                     V_PROMO_MAX, V_LEAP_N, V_SLIDE_N, V_LEAP, V_SLIDE, V_NSQUARES, V_SQUARES,
+                     V_CMASK, V_FILE, V_RANK, V_SLIDEMASK, V_RELAYABLE, V_INSUF,
+                     VF_CASTLING, VF_EP, VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS, LINE_OFFSETS)
+
+MAX_MOVES = 512          # capacity of one ply's slice of a move buffer
+ZOB_ROWS = 40            # rows 0..31 piece codes, ZOB_EP e.p. square, ZOB_CASTLE rights, ZOB_SIDE side
+ZOB_EP = 32
+ZOB_CASTLE = 33
+ZOB_SIDE = 34
+
+GEN_ALL = 0
+GEN_NOISY = 1            # captures and promotions only (quiescence)
+
+
+def zobrist_table(seed: int = 0x5EED_CA4D) -> np.ndarray:
+    """Zobrist keys, ``int64[ZOB_ROWS, NSQ]``, from a fixed seed (deterministic across runs)."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    z = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=(ZOB_ROWS, NSQ),
+                     dtype=np.int64, endpoint=True)
+    z[ZOB_CASTLE, 0] = 0  # no rights: key 0, so a variant without castling never XORs
+    return z
+
+
+@njit(cache=True, nogil=True)
+def defended_by_knight(board, sq, knight_code):
+    """True if a piece ``knight_code`` stands a knight's move from ``sq`` (the relay test)."""
+    for o in KNIGHT_OFFSETS:
+        if board[sq + o] == knight_code:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def is_attacked(board, st, vt, sq, by):
+    """True if colour ``by`` attacks square ``sq``.
+
+    Includes pawns (a grand pawn on rank 9 attacks rank 10 whether or not it
+    could promote), leapers, sliders and, with ``VF_RELAY``, relayed knight
+    moves (never onto the relayed pawn's own first or last rank). With
+    ``VF_KNIGHT_PASSIVE`` knights attack nothing.
+    """
+    flags = vt[V_FLAGS]
+    cb = by << 4
+    pawn = PAWN | cb
+    if by == WHITE:
+        if board[sq - STRIDE - 1] == pawn or board[sq - STRIDE + 1] == pawn:
+            return True
+    else:
+        if board[sq + STRIDE - 1] == pawn or board[sq + STRIDE + 1] == pawn:
+            return True
+    for ty in range(2, NTYPES):
+        n = vt[V_LEAP_N + ty]
+        if n == 0 or st[S_COUNT + (ty | cb)] == 0:
+            continue
+        if ty == KNIGHT and (flags & VF_KNIGHT_PASSIVE) != 0:
+            continue
+        pc = ty | cb
+        base = V_LEAP + ty * 16
+        for i in range(n):
+            if board[sq - vt[base + i]] == pc:
+                return True
+    for d in range(8):
+        off = LINE_OFFSETS[d]
+        s = sq + off
+        while board[s] == EMPTY:
+            s += off
+        p = board[s]
+        if p != OFF and (p & 0x30) == cb:
+            if (vt[V_SLIDEMASK + (p & 15)] >> d) & 1:
+                return True
+    if (flags & VF_RELAY) != 0 and st[S_COUNT + (KNIGHT | cb)] != 0:
+        knight = KNIGHT | cb
+        r = vt[V_RANK + sq]
+        last = vt[V_HEIGHT] - 1
+        for o in KNIGHT_OFFSETS:
+            s = sq + o
+            p = board[s]
+            if p == EMPTY or p == OFF or (p & 0x30) != cb:
+                continue
+            ty = p & 15
+            if vt[V_RELAYABLE + ty] == 0:
+                continue
+            if ty == PAWN and (r == 0 or r == last):
+                continue
+            if defended_by_knight(board, s, knight):
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def in_check(board, st, vt):
+    """True if the side to move's king is attacked (False if it has no king)."""
+    us = st[S_SIDE]
+    k = st[S_KSQ + us]
+    if k == 0:
+        return False
+    return is_attacked(board, st, vt, k, 1 - us)
+
+
+@njit(cache=True, nogil=True)
+def _add_pawn(moves, n, st, vt, frm, to, rel, us, capture, mode):
+    """Append a pawn move to relative rank ``rel``, expanding promotions."""
+    last = vt[V_HEIGHT] - 1
+    if rel >= vt[V_PROMO_START]:
+        cb = us << 4
+        for i in range(vt[V_NPROMO]):
+            ty = vt[V_PROMO + i]
+            if st[S_COUNT + (ty | cb)] < vt[V_PROMO_MAX + ty]:
+                moves[n] = frm | (to << 8) | (ty << 16)
+                n += 1
+        if rel == last:
+            return n
+    if mode == GEN_ALL or capture:
+        moves[n] = frm | (to << 8)
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def gen_pseudo(board, st, vt, moves, n0, mode):
+    """Pseudo-legal moves of the side to move into ``moves[n0:]``; returns the new end.
+
+    ``mode`` GEN_ALL or GEN_NOISY (captures, promotions). Castling is
+    generated only when the king is not in check and does not pass an attacked
+    square (the destination is left to the legality test).
+    """
+    us = st[S_SIDE]
+    them = 1 - us
+    cb = us << 4
+    ce = them << 4
+    flags = vt[V_FLAGS]
+    passive = (flags & VF_KNIGHT_PASSIVE) != 0
+    relay = (flags & VF_RELAY) != 0 and st[S_COUNT + (KNIGHT | cb)] != 0
+    knight = KNIGHT | cb
+    eknight = KNIGHT | ce
+    height = vt[V_HEIGHT]
+    last = height - 1
+    fwd = STRIDE if us == WHITE else -STRIDE
+    ep = st[S_EP]
+    n = n0
+    for i in range(vt[V_NSQUARES]):
+        s = vt[V_SQUARES + i]
+        p = board[s]
+        if p == EMPTY or (p & 0x30) != cb:
+            continue
+        ty = p & 15
+        if ty == PAWN:
+            r = vt[V_RANK + s]
+            rel = r if us == WHITE else last - r
+            to = s + fwd
+            if board[to] == EMPTY:
+                n = _add_pawn(moves, n, st, vt, s, to, rel + 1, us, False, mode)
+                if rel == vt[V_DOUBLE_RANK] and mode == GEN_ALL and board[to + fwd] == EMPTY:
+                    moves[n] = s | ((to + fwd) << 8) | (F_DOUBLE << 20)
+                    n += 1
+            for dx in (-1, 1):
+                t = to + dx
+                q = board[t]
+                if q != EMPTY and q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
+                    n = _add_pawn(moves, n, st, vt, s, t, rel + 1, us, True, mode)
+                elif t == ep and ep != 0:
+                    moves[n] = s | (t << 8) | (F_EP << 20)
+                    n += 1
+        else:
+            base = V_LEAP + ty * 16
+            for j in range(vt[V_LEAP_N + ty]):
+                t = s + vt[base + j]
+                q = board[t]
+                if q == EMPTY:
+                    if mode == GEN_ALL:
+                        moves[n] = s | (t << 8)
+                        n += 1
+                elif q != OFF and (q & 0x30) == ce:
+                    if passive and (ty == KNIGHT or q == eknight):
+                        continue
+                    moves[n] = s | (t << 8)
+                    n += 1
+            base = V_SLIDE + ty * 8
+            for j in range(vt[V_SLIDE_N + ty]):
+                off = vt[base + j]
+                t = s + off
+                while board[t] == EMPTY:
+                    if mode == GEN_ALL:
+                        moves[n] = s | (t << 8)
+                        n += 1
+                    t += off
+                q = board[t]
+                if q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
+                    moves[n] = s | (t << 8)
+                    n += 1
+            if ty == KING and (flags & VF_CASTLING) != 0 and mode == GEN_ALL:
+                n = _gen_castling(board, st, vt, moves, n, s, us)
+        if relay and vt[V_RELAYABLE + ty] != 0 and defended_by_knight(board, s, knight):
+            for o in KNIGHT_OFFSETS:
+                t = s + o
+                q = board[t]
+                if q == OFF:
+                    continue
+                if ty == PAWN:
+                    rt = vt[V_RANK + t]
+                    if rt == 0 or rt == last:
+                        continue
+                if q == EMPTY:
+                    if mode == GEN_ALL:
+                        moves[n] = s | (t << 8)
+                        n += 1
+                elif (q & 0x30) == ce and q != eknight:
+                    moves[n] = s | (t << 8)
+                    n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _gen_castling(board, st, vt, moves, n, ksq, us):
+    """Orthodox castling moves (king two files towards the corner rook)."""
+    rights = st[S_CASTLE] >> (2 * us)
+    if (rights & 3) == 0:
+        return n
+    home = 0 if us == WHITE else vt[V_HEIGHT] - 1
+    e = (home + 2) * STRIDE + 5
+    if ksq != e:
+        return n
+    them = 1 - us
+    rook = 4 | (us << 4)
+    if (rights & 1) != 0 and board[e + 1] == EMPTY and board[e + 2] == EMPTY and board[e + 3] == rook:
+        if not is_attacked(board, st, vt, e, them) and not is_attacked(board, st, vt, e + 1, them):
+            moves[n] = e | ((e + 2) << 8) | (F_CASTLE << 20)
+            n += 1
+    if (rights & 2) != 0 and board[e - 1] == EMPTY and board[e - 2] == EMPTY and board[e - 3] == EMPTY \
+            and board[e - 4] == rook:
+        if not is_attacked(board, st, vt, e, them) and not is_attacked(board, st, vt, e - 1, them):
+            moves[n] = e | ((e - 2) << 8) | (F_CASTLE << 20)
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _ep_capture_legal(board, st, vt, epsq, them):
+    """True if side ``them`` has a legal en-passant capture onto ``epsq``."""
+    fwd = STRIDE if them == WHITE else -STRIDE
+    pushed = epsq - fwd
+    ppawn = board[pushed]
+    mine = PAWN | (them << 4)
+    k = st[S_KSQ + them]
+    for dx in (-1, 1):
+        s = pushed + dx
+        if board[s] != mine:
+            continue
+        if k == 0:
+            return True
+        board[s] = EMPTY
+        board[pushed] = EMPTY
+        board[epsq] = mine
+        ok = not is_attacked(board, st, vt, k, 1 - them)
+        board[epsq] = EMPTY
+        board[pushed] = ppawn
+        board[s] = mine
+        if ok:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def make_move(board, st, stack, hist, vt, zob, m):
+    """Play move ``m`` (assumed pseudo-legal), pushing an undo row; updates the Zobrist key incrementally."""
+    ply = st[S_PLY]
+    stack[ply, U_MOVE] = m
+    stack[ply, U_EP] = st[S_EP]
+    stack[ply, U_CASTLE] = st[S_CASTLE]
+    stack[ply, U_HALF] = st[S_HALFMOVE]
+    stack[ply, U_HASH] = st[S_HASH]
+    frm = m & 0xFF
+    to = (m >> 8) & 0xFF
+    promo = (m >> 16) & 0xF
+    flags = (m >> 20) & 0xF
+    us = st[S_SIDE]
+    them = 1 - us
+    fwd = STRIDE if us == WHITE else -STRIDE
+    h = st[S_HASH]
+    p = board[frm]
+    capt = board[to]
+    if (flags & F_EP) != 0:
+        capsq = to - fwd
+        capt = board[capsq]
+        board[capsq] = EMPTY
+        h ^= zob[capt, capsq]
+    elif capt != EMPTY:
+        h ^= zob[capt, to]
+    if capt != EMPTY:
+        st[S_COUNT + capt] -= 1
+        if (capt & 15) == KING:
+            st[S_KSQ + them] = 0
+    stack[ply, U_CAPT] = capt
+    h ^= zob[p, frm]
+    board[frm] = EMPTY
+    np_ = p
+    if promo != 0:
+        np_ = promo | (us << 4)
+        st[S_COUNT + p] -= 1
+        st[S_COUNT + np_] += 1
+    board[to] = np_
+    h ^= zob[np_, to]
+    if (p & 15) == KING:
+        st[S_KSQ + us] = to
+        if (flags & F_CASTLE) != 0:
+            if to > frm:
+                rf, rt = to + 1, to - 1
+            else:
+                rf, rt = to - 2, to + 1
+            r = board[rf]
+            board[rf] = EMPTY
+            board[rt] = r
+            h ^= zob[r, rf] ^ zob[r, rt]
+    if st[S_EP] != 0:
+        h ^= zob[ZOB_EP, st[S_EP]]
+        st[S_EP] = 0
+    oc = st[S_CASTLE]
+    if oc != 0:
+        nc = oc & vt[V_CMASK + frm] & vt[V_CMASK + to]
+        if nc != oc:
+            h ^= zob[ZOB_CASTLE, oc] ^ zob[ZOB_CASTLE, nc]
+            st[S_CASTLE] = nc
+    if (p & 15) == PAWN or capt != EMPTY:
+        st[S_HALFMOVE] = 0
+    else:
+        st[S_HALFMOVE] += 1
+    if us == BLACK:
+        st[S_FULLMOVE] += 1
+    st[S_SIDE] = them
+    h ^= zob[ZOB_SIDE, 0]
+    if (flags & F_DOUBLE) != 0 and (vt[V_FLAGS] & VF_EP) != 0:
+        epsq = frm + fwd
+        if _ep_capture_legal(board, st, vt, epsq, them):
+            st[S_EP] = epsq
+            h ^= zob[ZOB_EP, epsq]
+    st[S_HASH] = h
+    st[S_PLY] = ply + 1
+    hist[ply + 1] = h
+
+
+@njit(cache=True, nogil=True)
+def unmake_move(board, st, stack, vt):
+    """Take back the last move made with :func:`make_move`."""
+    ply = st[S_PLY] - 1
+    m = stack[ply, U_MOVE]
+    capt = stack[ply, U_CAPT]
+    frm = m & 0xFF
+    to = (m >> 8) & 0xFF
+    promo = (m >> 16) & 0xF
+    flags = (m >> 20) & 0xF
+    them = st[S_SIDE]
+    us = 1 - them
+    p = board[to]
+    if promo != 0:
+        st[S_COUNT + p] -= 1
+        p = PAWN | (us << 4)
+        st[S_COUNT + p] += 1
+    board[frm] = p
+    board[to] = EMPTY
+    if capt != EMPTY:
+        st[S_COUNT + capt] += 1
+        if (flags & F_EP) != 0:
+            fwd = STRIDE if us == WHITE else -STRIDE
+            board[to - fwd] = capt
+        else:
+            board[to] = capt
+            if (capt & 15) == KING:
+                st[S_KSQ + them] = to
+    if (p & 15) == KING:
+        st[S_KSQ + us] = frm
+        if (flags & F_CASTLE) != 0:
+            if to > frm:
+                rf, rt = to + 1, to - 1
+            else:
+                rf, rt = to - 2, to + 1
+            board[rf] = board[rt]
+            board[rt] = EMPTY
+    if us == BLACK:
+        st[S_FULLMOVE] -= 1
+    st[S_SIDE] = us
+    st[S_EP] = stack[ply, U_EP]
+    st[S_CASTLE] = stack[ply, U_CASTLE]
+    st[S_HALFMOVE] = stack[ply, U_HALF]
+    st[S_HASH] = stack[ply, U_HASH]
+    st[S_PLY] = ply
+
+
+@njit(cache=True, nogil=True)
+def make_null(st, stack, hist, zob):
+    """Pass the move (null move, for null-move pruning)."""
+    ply = st[S_PLY]
+    stack[ply, U_MOVE] = 0
+    stack[ply, U_CAPT] = 0
+    stack[ply, U_EP] = st[S_EP]
+    stack[ply, U_CASTLE] = st[S_CASTLE]
+    stack[ply, U_HALF] = st[S_HALFMOVE]
+    stack[ply, U_HASH] = st[S_HASH]
+    h = st[S_HASH] ^ zob[ZOB_SIDE, 0]
+    if st[S_EP] != 0:
+        h ^= zob[ZOB_EP, st[S_EP]]
+        st[S_EP] = 0
+    st[S_HALFMOVE] += 1
+    st[S_SIDE] = 1 - st[S_SIDE]
+    st[S_HASH] = h
+    st[S_PLY] = ply + 1
+    hist[ply + 1] = h
+
+
+@njit(cache=True, nogil=True)
+def unmake_null(st, stack):
+    """Take back :func:`make_null`."""
+    ply = st[S_PLY] - 1
+    st[S_SIDE] = 1 - st[S_SIDE]
+    st[S_EP] = stack[ply, U_EP]
+    st[S_HALFMOVE] = stack[ply, U_HALF]
+    st[S_HASH] = stack[ply, U_HASH]
+    st[S_PLY] = ply
+
+
+@njit(cache=True, nogil=True)
+def _legal_slow(board, st, vt, m):
+    """Play ``m`` on the board only and test the mover's king; restores the board."""
+    frm = m & 0xFF
+    to = (m >> 8) & 0xFF
+    flags = (m >> 20) & 0xF
+    us = st[S_SIDE]
+    them = 1 - us
+    p = board[frm]
+    capt = board[to]
+    k = st[S_KSQ + us]
+    if (p & 15) == KING:
+        k = to
+    capsq = 0
+    ecap = EMPTY
+    if (flags & F_EP) != 0:
+        capsq = to - (STRIDE if us == WHITE else -STRIDE)
+        ecap = board[capsq]
+        board[capsq] = EMPTY
+    if capt != EMPTY:
+        st[S_COUNT + capt] -= 1
+    board[frm] = EMPTY
+    board[to] = p
+    rf = 0
+    rt = 0
+    if (flags & F_CASTLE) != 0:
+        if to > frm:
+            rf, rt = to + 1, to - 1
+        else:
+            rf, rt = to - 2, to + 1
+        board[rt] = board[rf]
+        board[rf] = EMPTY
+    ok = not is_attacked(board, st, vt, k, them)
+    if rf != 0:
+        board[rf] = board[rt]
+        board[rt] = EMPTY
+    board[to] = capt
+    board[frm] = p
+    if capt != EMPTY:
+        st[S_COUNT + capt] += 1
+    if capsq != 0:
+        board[capsq] = ecap
+    return ok
+
+
+@njit(cache=True, nogil=True)
+def gen_legal(board, st, vt, moves, n0, mode):
+    """Legal moves into ``moves[n0:]``; returns the new end.
+
+    Pseudo-legal moves are filtered by playing them on the board, except the
+    cheap certain cases: not in check, not a king move, not e.p., and the
+    moving piece not on a line with its own king (so it cannot be pinned; relayed
+    and leaper attacks cannot be uncovered by moving a piece).
+    """
+    n = gen_pseudo(board, st, vt, moves, n0, mode)
+    us = st[S_SIDE]
+    k = st[S_KSQ + us]
+    if k == 0:
+        return n
+    check = is_attacked(board, st, vt, k, 1 - us)
+    kf = vt[V_FILE + k]
+    kr = vt[V_RANK + k]
+    j = n0
+    for i in range(n0, n):
+        m = moves[i]
+        frm = m & 0xFF
+        fast = False
+        if not check and frm != k and ((m >> 20) & F_EP) == 0:
+            df = vt[V_FILE + frm] - kf
+            dr = vt[V_RANK + frm] - kr
+            if df != 0 and dr != 0 and df != dr and df != -dr:
+                fast = True
+        if fast or _legal_slow(board, st, vt, m):
+            moves[j] = m
+            j += 1
+    return j
+
+
+@njit(cache=True, nogil=True)
+def compute_hash(board, st, vt, zob):
+    """Zobrist key of the position from scratch (for tests and FEN set-up)."""
+    h = 0
+    for i in range(vt[V_NSQUARES]):
+        s = vt[V_SQUARES + i]
+        p = board[s]
+        if p != EMPTY:
+            h ^= zob[p, s]
+    if st[S_SIDE] == BLACK:
+        h ^= zob[ZOB_SIDE, 0]
+    if st[S_EP] != 0:
+        h ^= zob[ZOB_EP, st[S_EP]]
+    h ^= zob[ZOB_CASTLE, st[S_CASTLE]]
+    return h
+
+
+@njit(cache=True, nogil=True)
+def perft(board, st, stack, hist, vt, zob, depth, moves, ply):
+    """Leaf-node count to ``depth`` (bulk counting: at depth 1 the legal-move count is returned).
+
+    ``moves`` needs ``MAX_MOVES`` entries per remaining ply.
+    """
+    n0 = ply * MAX_MOVES
+    n = gen_legal(board, st, vt, moves, n0, GEN_ALL)
+    if depth <= 1:
+        return n - n0
+    total = 0
+    for i in range(n0, n):
+        make_move(board, st, stack, hist, vt, zob, moves[i])
+        total += perft(board, st, stack, hist, vt, zob, depth - 1, moves, ply + 1)
+        unmake_move(board, st, stack, vt)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def insufficient_material(board, st, vt):
+    """True if neither side can ever mate, by the variant's rule (``V_INSUF``).
+
+    chess (python-chess's definition): no pawns, rooks, queens; and either a
+    single minor piece in all, or bishops only, all on one square colour.
+    grand (grand.md): no pawns, rooks, queens, marshals, cardinals and at most one minor piece.
+    knightrelay (knightrelay.md): no pawns, rooks, queens; and either no bishops
+    (kings and knights only) or no knights and at most one bishop.
+    """
+    rule = vt[V_INSUF]
+    heavy = 0
+    for c in (0, 16):
+        heavy += st[S_COUNT + (PAWN | c)] + st[S_COUNT + (4 | c)] + st[S_COUNT + (5 | c)] \
+            + st[S_COUNT + (7 | c)] + st[S_COUNT + (8 | c)]
+    if heavy != 0:
+        return False
+    knights = st[S_COUNT + KNIGHT] + st[S_COUNT + (KNIGHT | 16)]
+    bishops = st[S_COUNT + 3] + st[S_COUNT + (3 | 16)]
+    if rule == 2:
+        return bishops == 0 or (knights == 0 and bishops <= 1)
+    if rule == 1:
+        return knights + bishops <= 1
+    if knights + bishops <= 1:
+        return True
+    if knights != 0:
+        return False
+    seen = 0
+    for i in range(vt[V_NSQUARES]):
+        s = vt[V_SQUARES + i]
+        if board[s] != OFF and (board[s] & 15) == 3:
+            seen |= 1 << ((vt[V_FILE + s] + vt[V_RANK + s]) & 1)
+    return seen != 3
+
+
+@njit(cache=True, nogil=True)
+def repetitions(st, hist):
+    """How many earlier positions in the game equal the current one (same key, same side to move)."""
+    ply = st[S_PLY]
+    h = hist[ply]
+    count = 0
+    lo = ply - st[S_HALFMOVE]
+    if lo < 0:
+        lo = 0
+    i = ply - 2
+    while i >= lo:
+        if hist[i] == h:
+            count += 1
+        i -= 2
+    return count
+
+
+STATUS_ONGOING, STATUS_CHECKMATE, STATUS_STALEMATE, STATUS_FIFTY, STATUS_REPETITION, STATUS_INSUFFICIENT = range(6)
+STATUS_NAMES = ("ongoing", "checkmate", "stalemate", "fifty", "repetition", "insufficient")
+
+
+@njit(cache=True, nogil=True)
+def game_status(board, st, hist, vt, moves):
+    """Game-end status code (``STATUS_*``): checkmate and stalemate first, then
+    insufficient material, the 50-move rule and threefold repetition.
+    ``moves`` is scratch space of at least ``MAX_MOVES`` entries."""
+    n = gen_legal(board, st, vt, moves, 0, GEN_ALL)
+    if n == 0:
+        return STATUS_CHECKMATE if in_check(board, st, vt) else STATUS_STALEMATE
+    if insufficient_material(board, st, vt):
+        return STATUS_INSUFFICIENT
+    if st[S_HALFMOVE] >= 100:
+        return STATUS_FIFTY
+    if repetitions(st, hist) >= 2:
+        return STATUS_REPETITION
+    return STATUS_ONGOING

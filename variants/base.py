@@ -1,0 +1,93 @@
+"""Variant records: every rule the generator needs, as plain data.
+
+A :class:`Variant` is one flat record (the Fairy-Stockfish ``variant.h``
+habit). New variants copy a parent with :func:`dataclasses.replace` and
+override fields. :mod:`variants.compile` turns a record into the flat numpy
+tables the numba generator reads; no code path in the generator names a
+variant.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Move vectors as (dx, dy) with dy towards the opponent for White.
+KNIGHT = ((1, 2), (-1, 2), (1, -2), (-1, -2), (2, 1), (-2, 1), (2, -1), (-2, -1))
+KING_STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1))
+ROOK_DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+BISHOP_DIRS = ((1, 1), (-1, 1), (1, -1), (-1, -1))
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One piece type: FEN letter (upper case), leaper and slider vectors, value.
+
+    ``letter`` fixes the internal type id (P N B R Q K C A -> 1..8, see
+    :mod:`engine.layout`). ``leaps`` are single jumps, ``slides`` are ray
+    directions. Pawns are special-cased by the generator (``leaps``/``slides``
+    empty). ``value`` is in centipawns (middlegame, endgame).
+    """
+    letter: str
+    name: str
+    leaps: tuple = ()
+    slides: tuple = ()
+    value: tuple = (0, 0)
+
+
+PAWN = Piece("P", "pawn", value=(100, 120))
+KNIGHT_P = Piece("N", "knight", leaps=KNIGHT, value=(320, 300))
+BISHOP = Piece("B", "bishop", slides=BISHOP_DIRS, value=(330, 340))
+ROOK = Piece("R", "rook", slides=ROOK_DIRS, value=(500, 540))
+QUEEN = Piece("Q", "queen", slides=ROOK_DIRS + BISHOP_DIRS, value=(950, 1000))
+KING = Piece("K", "king", leaps=KING_STEPS, value=(0, 0))
+MARSHAL = Piece("C", "marshal", leaps=KNIGHT, slides=ROOK_DIRS, value=(850, 900))
+CARDINAL = Piece("A", "cardinal", leaps=KNIGHT, slides=BISHOP_DIRS, value=(800, 820))
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A chess variant as data.
+
+    Fields:
+      name: the UCI_Variant / XBoard name (lower case).
+      width, height: board size in files and ranks (at most 10x10).
+      pieces: the piece types in play.
+      start_fen: the initial position.
+      castling: orthodox castling (king e-file to c/g file with the corner rooks).
+      en_passant: en-passant captures exist.
+      double_step_rank: 0-based rank (from the mover's side) a pawn may double-step from.
+      promotion_start: 0-based relative rank where optional promotion starts; the
+        last rank is always mandatory.
+      promotion_types: letters a pawn may promote to.
+      promotion_limits: letter -> max count per side (promotion only to a
+        type below its limit); absent letters are unlimited.
+      relay: pieces other than K and N defended by a friendly knight also move like a knight.
+      knights_passive: knights cannot capture, cannot be captured and attack nothing.
+      insufficient: name of the insufficient-material rule ("chess", "grand", "knightrelay").
+      source: where the rules come from.
+    """
+    name: str
+    width: int
+    height: int
+    pieces: tuple
+    start_fen: str
+    castling: bool = True
+    en_passant: bool = True
+    double_step_rank: int = 1
+    promotion_start: int = 7
+    promotion_types: str = "QRBN"
+    promotion_limits: dict = field(default_factory=dict)
+    relay: bool = False
+    knights_passive: bool = False
+    insufficient: str = "chess"
+    aliases: tuple = ()
+    source: str = ""
+
+    def piece(self, letter: str) -> Piece:
+        for p in self.pieces:
+            if p.letter == letter.upper():
+                return p
+        raise KeyError(letter)
+
+    @property
+    def letters(self) -> str:
+        return "".join(p.letter for p in self.pieces)
