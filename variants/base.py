@@ -64,6 +64,9 @@ class Variant:
       knights_passive: knights cannot capture, cannot be captured and attack nothing.
       insufficient: name of the insufficient-material rule ("chess", "grand", "knightrelay").
       source: where the rules come from.
+      eval_weights: evaluation overrides for this variant (read by search/eval.py,
+        which holds the defaults and documents every key), e.g.
+        ``{"values": {"N": (260, 250)}, "relay_bonus": (18, 12)}``.
     """
     name: str
     width: int
@@ -81,6 +84,7 @@ class Variant:
     insufficient: str = "chess"
     aliases: tuple = ()
     source: str = ""
+    eval_weights: dict = field(default_factory=dict)
 
     def piece(self, letter: str) -> Piece:
         for p in self.pieces:

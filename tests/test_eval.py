@@ -1,0 +1,90 @@
+"""Evaluation: symmetry under colour flip, sanity of the tables."""
+import random
+
+import numpy as np
+import pytest
+
+from engine.position import Position
+from search.eval import build_eval, evaluate, EV_SIZE
+
+VARIANTS = ["chess", "grand", "knightrelay"]
+
+
+def flip_fen(fen: str) -> str:
+    """Mirror the ranks, swap colours, side to move, castling rights and the e.p. square."""
+    board, side, castle, ep, half, full = fen.split()
+    rows = board.split("/")
+    h = len(rows)
+    nb = "/".join(r.swapcase() for r in reversed(rows))
+    ns = "b" if side == "w" else "w"
+    nc = "".join(sorted(castle.swapcase(), key="KQkq".index)) if castle != "-" else "-"
+    if ep != "-":
+        ep = ep[0] + str(h + 1 - int(ep[1:]))
+    return f"{nb} {ns} {nc} {ep} {half} {full}"
+
+
+def ev_of(pos):
+    return int(evaluate(pos.board, pos.st, pos.vt, build_eval(pos.variant.name), np.zeros(64, np.int32)))
+
+
+def random_positions(variant, n, seed):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        pos = Position.from_fen(None, variant)
+        for _ in range(rng.randint(0, 80)):
+            lm = pos.legal_moves()
+            if not lm:
+                break
+            pos.push(rng.choice(lm))
+        out.append(pos)
+    return out
+
+
+def test_flip_fen_involution():
+    f = "r3k2r/8/8/3pP3/8/8/8/R3K2R w KQq d6 0 1"
+    assert flip_fen(flip_fen(f)) == f
+    assert flip_fen(f).split()[3] == "d3"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_eval_symmetry_random(variant):
+    for pos in random_positions(variant, 60, seed=hash(variant) & 0xFFFF):
+        fen = pos.fen()
+        flipped = Position.from_fen(flip_fen(fen), variant)
+        assert ev_of(pos) == ev_of(flipped), fen
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_start_position_balanced(variant):
+    pos = Position.from_fen(None, variant)
+    tempo = int(build_eval(variant)[-16 + 8])
+    assert ev_of(pos) == tempo  # symmetric start: only the side-to-move tempo remains
+
+
+def test_material_matters():
+    base = Position.from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "chess")
+    up = Position.from_fen("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", "chess")
+    assert ev_of(up) - ev_of(base) > 700
+    # side-to-move view: the same position with Black to move is bad for Black
+    up_b = Position.from_fen("4k3/8/8/8/8/8/8/3QK3 b - - 0 1", "chess")
+    assert ev_of(up_b) < -700
+
+
+def test_grand_compound_values_and_passed_pawn():
+    ev = build_eval("grand")
+    assert ev.shape == (EV_SIZE,) and ev.dtype == np.int32
+    a = Position.from_fen("k9/10/10/10/10/10/10/10/10/C8K w - - 0 1", "grand")
+    b = Position.from_fen("k9/10/10/10/10/10/10/10/10/R8K w - - 0 1", "grand")
+    assert ev_of(a) > ev_of(b) + 200   # marshal > rook
+    # a passed pawn on rank 7 (one rank before the grand promotion zone) beats one on rank 4
+    far = Position.from_fen("k9/10/10/10/10/10/5P4/10/10/9K w - - 0 1", "grand")
+    near = Position.from_fen("k9/10/10/10/5P4/10/10/10/10/9K w - - 0 1", "grand")
+    assert ev_of(near) > ev_of(far) + 30
+
+
+def test_knightrelay_relay_bonus():
+    # rook relayed by the knight (knight's move away) vs the same rook not relayed
+    relayed = Position.from_fen("4k3/8/8/8/3R4/8/2N5/4K3 w - - 0 1", "knightrelay")
+    plain = Position.from_fen("4k3/8/8/8/3R4/8/N7/4K3 w - - 0 1", "knightrelay")
+    assert ev_of(relayed) > ev_of(plain)

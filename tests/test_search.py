@@ -1,0 +1,275 @@
+"""Search driver and numba search: TT, stop flag, determinism, legality, special positions, limits."""
+import random
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from engine.position import Position
+from engine import layout as L
+from search.driver import Searcher, Limits, score_tuple
+from search.tt import tt_alloc, tt_probe, tt_store, hashfull, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER
+from search.timeman import allocate
+
+VARIANTS = ["chess", "grand", "knightrelay"]
+
+
+def run(pos, limits, searcher=None, multipv=1):
+    s = searcher or Searcher(8)
+    s.multipv = multipv
+    infos, done = [], []
+    s.start(pos, limits, infos.append, lambda b, p: done.append((b, p)))
+    s.wait(60)
+    assert len(done) == 1, "on_done must be called exactly once"
+    return done[0][0], done[0][1], infos
+
+
+# ---------------------------------------------------------------- TT
+def test_tt_round_trip_and_replacement():
+    tt = tt_alloc(1)
+    assert len(tt) & (len(tt) - 1) == 0 and tt.nbytes <= 1 << 20
+    key = np.int64(0x123456789ABCDEF)
+    assert tt_probe(tt, key) == -1
+    tt_store(tt, key, 4242, -29990, 7, BOUND_EXACT, 3)
+    i = tt_probe(tt, key)
+    assert i >= 0
+    e = tt[i]
+    assert (e["move"], e["score"], e["depth"], e["flag"] & 3, e["flag"] >> 2) == (4242, -29990, 7, BOUND_EXACT, 3)
+    # same key, move 0: the old move is kept
+    tt_store(tt, key, 0, 15, 8, BOUND_LOWER, 3)
+    assert tt[i]["move"] == 4242 and tt[i]["score"] == 15
+    # another key on the same slot: a much shallower non-exact store of the same search is refused ...
+    other = np.int64(int(key) + len(tt))
+    tt_store(tt, other, 1, 1, 2, BOUND_UPPER, 3)
+    assert tt_probe(tt, other) == -1 and tt_probe(tt, key) == i
+    # ... but an entry of an older search is replaced
+    tt_store(tt, other, 1, 1, 2, BOUND_UPPER, 4)
+    assert tt_probe(tt, other) == i and tt_probe(tt, key) == -1
+    assert 0 <= hashfull(tt, 4) <= 1000
+
+
+def test_hash_size_limits():
+    with pytest.raises(ValueError):
+        tt_alloc(0)
+    with pytest.raises(ValueError):
+        Searcher(5000)
+    s = Searcher(1)
+    with pytest.raises(ValueError):
+        s.resize_hash(4097)
+    s.resize_hash(2)
+    assert s.state.tt.nbytes <= 2 << 20
+
+
+# ---------------------------------------------------------------- stop / determinism
+@pytest.mark.parametrize("variant", ["grand", "knightrelay"])
+def test_stop_ends_infinite_search(variant):
+    s = Searcher(16)
+    pos = Position.from_fen(None, variant)
+    done = []
+    t_done = []
+    s.start(pos, Limits(infinite=True), lambda i: None, lambda b, p: (done.append(b), t_done.append(time.perf_counter())))
+    time.sleep(0.3)
+    assert s.running and not done   # an infinite search never ends by itself
+    t0 = time.perf_counter()
+    s.stop()
+    s.wait(5)
+    assert done and done[0] in pos.legal_moves()
+    assert t_done[0] - t0 < 0.5
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_depth_search_is_deterministic(variant):
+    pos = Position.from_fen(None, variant)
+    b1, _, i1 = run(pos, Limits(depth=6), Searcher(16))
+    b2, _, i2 = run(pos, Limits(depth=6), Searcher(16))
+    assert b1 == b2
+    assert i1[-1]["nodes"] == i2[-1]["nodes"]
+    assert i1[-1]["depth"] == 6 and i1[-1]["pv"][0] == b1
+
+
+def test_info_fields():
+    pos = Position.from_fen(None, "grand")
+    _, _, infos = run(pos, Limits(depth=3))
+    for k in ("depth", "seldepth", "multipv", "score", "nodes", "nps", "time", "hashfull", "pv", "bound"):
+        assert k in infos[-1]
+    assert [i["depth"] for i in infos] == [1, 2, 3]
+
+
+# ---------------------------------------------------------------- legality
+def _random_positions(variant, n, seed):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        pos = Position.from_fen(None, variant)
+        for _ in range(rng.randint(0, 100)):
+            lm = pos.legal_moves()
+            if not lm:
+                break
+            pos.push(rng.choice(lm))
+        out.append(pos)
+    return out
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_search_returns_legal_moves(variant):
+    s = Searcher(8)
+    for pos in _random_positions(variant, 25, seed=11):
+        legal = pos.legal_moves()
+        best, ponder, infos = run(pos, Limits(nodes=3000), s)
+        if not legal:
+            assert best is None
+            continue
+        assert best in legal, pos.fen()
+        if ponder is not None:
+            p = pos.copy()
+            p.push(best)
+            assert ponder in p.legal_moves()
+        for inf in infos:   # every PV is a legal line
+            p = pos.copy()
+            for m in inf["pv"]:
+                assert m in p.legal_moves()
+                p.push(m)
+
+
+@pytest.mark.parametrize("variant,fen", [
+    ("chess", "k7/8/8/8/8/8/6q1/7K w - - 0 1"),                   # in check, one legal move (Kxg2)
+    ("knightrelay", "k7/8/8/8/8/8/6q1/7K w - - 0 1"),
+    ("grand", "k9/10/10/10/10/10/10/10/8q1/9K w - - 0 1"),
+])
+def test_single_legal_move_in_check(variant, fen):
+    pos = Position.from_fen(fen, variant)
+    legal = pos.legal_moves()
+    assert len(legal) == 1 and pos.is_check()
+    best, _, _ = run(pos, Limits(wtime=1000, btime=1000, winc=10, binc=10))
+    assert best == legal[0]
+    best, _, _ = run(pos, Limits(depth=5))
+    assert best == legal[0]
+
+
+@pytest.mark.parametrize("variant,fen", [
+    ("chess", "4k3/8/8/8/8/8/4P3/4K3 w - - 100 80"),      # fifty-move rule already reached
+    ("chess", "4k3/8/8/8/8/8/8/4KN2 w - - 0 1"),          # insufficient material
+    ("knightrelay", "4k3/8/8/3n4/8/8/8/4KN2 w - - 0 1"),  # kings and knights only
+    ("grand", "k9/10/10/10/10/10/10/10/10/8BK w - - 0 1"),  # grand: one minor piece
+])
+def test_draw_by_rule_still_returns_a_move(variant, fen):
+    pos = Position.from_fen(fen, variant)
+    assert pos.status() in ("fifty", "insufficient")
+    best, _, infos = run(pos, Limits(depth=4))
+    assert best in pos.legal_moves()
+
+
+@pytest.mark.parametrize("variant,fen", [
+    ("chess", "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"),          # checkmated
+    ("chess", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"),            # stalemate
+    ("grand", "k9/1Q8/1K8/10/10/10/10/10/10/10 b - - 0 1"),  # checkmated
+])
+def test_no_legal_moves_returns_none(variant, fen):
+    pos = Position.from_fen(fen, variant)
+    assert pos.legal_moves() == []
+    best, ponder, _ = run(pos, Limits(depth=3))
+    assert best is None and ponder is None
+    best, _, _ = run(pos, Limits(wtime=1000, btime=1000))
+    assert best is None
+
+
+@pytest.mark.parametrize("variant,fen,ksq", [
+    ("chess", "4k3/8/8/8/8/8/4R3/4K3 w - - 0 1", "e8"),     # side NOT to move (black) is in check
+    ("grand", "4k5/10/10/10/10/10/10/10/4R5/4K5 w - - 0 1", "e10"),
+])
+def test_opponent_in_check_captures_king(variant, fen, ksq):
+    pos = Position.from_fen(fen, variant)
+    assert pos.opponent_in_check()
+    best, _, _ = run(pos, Limits(depth=5))
+    assert pos.uci(best).endswith(ksq)
+
+
+def test_mate_limit_and_mate_score():
+    pos = Position.from_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "chess")   # Ra8#
+    best, _, infos = run(pos, Limits(mate=1))
+    assert pos.uci(best) == "a1a8" and infos[-1]["score"] == ("mate", 1)
+    # the mated side sees a negative mate score
+    pos = Position.from_fen("6k1/5ppp/8/8/8/8/5PPP/R5K1 b - - 0 1", "chess")
+    _, _, infos = run(pos, Limits(depth=4))
+    assert score_tuple(-29998) == ("mate", -1) and score_tuple(29999) == ("mate", 1)
+
+
+def test_multipv_lines_distinct():
+    pos = Position.from_fen(None, "grand")
+    _, _, infos = run(pos, Limits(depth=3), multipv=3)
+    last = [i for i in infos if i["depth"] == 3]
+    assert [i["multipv"] for i in last] == [1, 2, 3]
+    firsts = [i["pv"][0] for i in last]
+    assert len(set(firsts)) == 3
+    scores = [i["score"][1] for i in last]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_ponder_then_ponderhit():
+    s = Searcher(8)
+    pos = Position.from_fen(None, "knightrelay")
+    done = []
+    s.start(pos, Limits(ponder=True, wtime=2000, btime=2000), lambda i: None, lambda b, p: done.append(b))
+    time.sleep(0.4)
+    assert s.running and not done
+    t0 = time.perf_counter()
+    s.ponderhit()
+    s.wait(5)
+    assert done and done[0] in pos.legal_moves()
+    assert time.perf_counter() - t0 < 2.0 * 0.5   # at most a third of the clock, far less in practice
+
+
+# ---------------------------------------------------------------- time
+def test_allocate_bounds():
+    soft, hard = allocate(Limits(wtime=1000, winc=10), 0, 30)
+    assert 0 < soft <= hard < 1000 - 30
+    soft, hard = allocate(Limits(movetime=500), 1, 30)
+    assert soft == hard == 470
+    assert allocate(Limits(depth=5), 0, 30) == (None, None)
+    soft, hard = allocate(Limits(wtime=5, winc=0), 0, 30)
+    assert soft >= 1 and hard >= 1
+
+
+@pytest.mark.parametrize("variant", ["grand", "knightrelay"])
+def test_fast_clock_moves_in_time(variant):
+    """1 s + 10 ms: every move comes well inside the remaining clock."""
+    s = Searcher(16)
+    pos = Position.from_fen(None, variant)
+    clock = [1000.0, 1000.0]
+    for _ in range(12):
+        if not pos.legal_moves():
+            break
+        side = pos.turn
+        lim = Limits(wtime=int(clock[0]), btime=int(clock[1]), winc=10, binc=10)
+        t0 = time.perf_counter()
+        best, _, _ = run(pos, lim, s)
+        used = (time.perf_counter() - t0) * 1000
+        assert used < clock[side] - 30, (used, clock[side])
+        clock[side] += 10 - used
+        pos.push(best)
+
+
+def test_restart_from_on_done_and_bad_callbacks():
+    """on_done may start the next search (match loops do); a raising on_info costs nothing."""
+    s = Searcher(8)
+    pos = Position.from_fen(None, "knightrelay")
+    results = []
+    finished = threading.Event()
+
+    def bad_info(info):
+        raise RuntimeError("broken GUI callback")
+
+    def done2(b, p):
+        results.append(b)
+        finished.set()
+
+    def done1(b, p):
+        results.append(b)
+        s.start(pos, Limits(depth=2), bad_info, done2)
+
+    s.start(pos, Limits(depth=3), bad_info, done1)
+    assert finished.wait(10)
+    s.wait(5)
+    assert len(results) == 2 and all(b in pos.legal_moves() for b in results)
+    assert not s.running
