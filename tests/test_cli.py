@@ -1,0 +1,126 @@
+"""The command line (``python -m engine`` == ``cardinal``): perft output format,
+--divide, bad input (exit status 2, one error line naming the field, no
+traceback), and the ``bench perft`` wiring."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MOVE_LINE = re.compile(r"^([a-j]\d{1,2}[a-j]\d{1,2}[qrbnca]?): (\d+)$")
+
+
+def run(*args, timeout=300):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_perft_grand_3():
+    r = run("perft", "3", "--variant", "grand")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "Nodes searched: 259514"
+    assert len(lines) == 2 and lines[1].startswith("Time:")  # time/nps on its own line
+    assert "Traceback" not in r.stderr
+
+
+def test_perft_default_variant_is_chess():
+    r = run("perft", "4")
+    assert r.returncode == 0
+    assert "Nodes searched: 197281" in r.stdout.splitlines()
+
+
+def test_perft_divide_format():
+    r = run("perft", "2", "--divide")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    blank = lines.index("")
+    moves = lines[:blank]
+    assert len(moves) == 20
+    counts = {}
+    for ln in moves:
+        m = MOVE_LINE.match(ln)
+        assert m, ln
+        counts[m.group(1)] = int(m.group(2))
+    assert set(counts.values()) == {20}
+    assert lines[blank + 1] == "Nodes searched: 400"
+    assert lines[blank + 2].startswith("Time:")
+    assert len(lines) == blank + 3
+
+
+def test_perft_divide_grand_rank10_and_promotions():
+    r = run("perft", "1", "--divide", "--variant", "grand", "--fen", "9k/3P6/10/10/10/10/10/10/10/4K5 w - - 0 1")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    moves = {ln.split(":")[0] for ln in lines[:lines.index("")]}
+    assert {"d9d10q", "d9d10c", "d9d10a", "d9d10r", "d9d10b", "d9d10n"} <= moves
+    assert "Nodes searched: 11" in lines
+
+
+def test_perft_knightrelay_fen():
+    r = run("perft", "3", "--variant", "knightrelay", "--fen", "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1")
+    assert r.returncode == 0, r.stderr
+    assert "Nodes searched: 253" in r.stdout.splitlines()
+
+
+@pytest.mark.parametrize("variant,fen,field", [
+    ("chess", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1", "board"),
+    ("grand", "r8r/1nbqkcabn1/pppppppppp/11/10/10/10/PPPPPPPPPP/1NBQKCABN1/R8R w - - 0 1", "board"),
+    ("chess", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", "side"),
+    ("chess", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQxq - 0 1", "castling"),
+    ("chess", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1", "en-passant"),
+    ("knightrelay", "4k3/8/8/8/8/8/8/4K2P w - - 0 1", "pawn"),
+    ("chess", "8/8/8/8/8/8/8/4K3 w - - 0 1", "king"),
+])
+def test_malformed_fen_exits_2_with_one_line(variant, fen, field):
+    r = run("perft", "2", "--variant", variant, "--fen", fen)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1, r.stderr
+    assert err[0].startswith("error:") and field in err[0], err[0]
+    assert "Traceback" not in r.stderr
+
+
+def test_bad_variant_and_depth_exit_2():
+    for args in (("perft", "2", "--variant", "shogi"), ("perft", "0")):
+        r = run(*args)
+        assert r.returncode == 2
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_side_not_to_move_in_check_warns_and_runs():
+    r = run("perft", "1", "--fen", "4k3/4R3/8/8/8/8/8/4K3 w - - 0 1")
+    assert r.returncode == 0
+    assert "warning" in r.stderr and "check" in r.stderr
+
+
+def test_bench_perft_quick(tmp_path):
+    """``cardinal bench perft --quick`` runs ours (and Fairy-Stockfish when installed)
+    and writes JSON; the node counts are the published ones and agree with FSF."""
+    out = tmp_path / "perft.json"
+    r = run("bench", "perft", "--quick", "--json", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "first perft call" in r.stdout
+    data = json.loads(out.read_text())
+    nodes = {row["position"]: row["nodes"] for row in data["results"]}
+    assert nodes == {"grand start": 259514, "chess start": 197281, "kiwipete": 97862}
+    for row in data["results"]:
+        assert row["seconds"] > 0 and row["mnps"] > 0
+        if data["fsf"] is not None:
+            assert row["fsf_nodes"] == row["nodes"] and row["match"] is True
+            assert row["ratio"] > 0
+
+
+def test_bench_perft_bad_args():
+    r = run("bench", "perft", "--repeat", "0", "--no-fsf")
+    assert r.returncode == 2
+    r = run("bench", "perft", "--fsf", "/nonexistent/fsf")
+    assert r.returncode == 2
