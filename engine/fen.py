@@ -101,8 +101,10 @@ def split_fields(fen: str):
     nums = []
     while rest and _INT_RE.match(rest[-1]) and len(nums) < 2:
         nums.insert(0, rest.pop())
+    if len(rest) + len(nums) > 4:
+        raise FenError(f"too many fields: {' '.join(rest + nums)!r}")
     if len(rest) > 2:
-        raise FenError(f"too many fields: {' '.join(rest)!r}")
+        raise FenError(f"move counters: {' '.join(rest[2:] + nums)!r} are not numbers")
     castling, ep = "-", "-"
     if len(rest) == 2:
         castling, ep = rest

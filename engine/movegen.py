@@ -559,7 +559,9 @@ def insufficient_material(board, st, vt):
 
     chess (python-chess's definition): no pawns, rooks, queens; and either a
     single minor piece in all, or bishops only, all on one square colour.
-    grand (grand.md): no pawns, rooks, queens, marshals, cardinals and at most one minor piece.
+    grand (grand.md: only where no mate is possible at all; where in doubt match
+    Fairy-Stockfish): no pawns, rooks, queens, marshals, cardinals, and the chess
+    rule above (K v K, K + one minor v K, or bishops only, all on one colour).
     knightrelay (knightrelay.md): no pawns, rooks, queens; and either no bishops
     (kings and knights only) or no knights and at most one bishop.
     """
@@ -574,8 +576,6 @@ def insufficient_material(board, st, vt):
     bishops = st[S_COUNT + 3] + st[S_COUNT + (3 | 16)]
     if rule == 2:
         return bishops == 0 or (knights == 0 and bishops <= 1)
-    if rule == 1:
-        return knights + bishops <= 1
     if knights + bishops <= 1:
         return True
     if knights != 0:

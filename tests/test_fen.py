@@ -165,6 +165,9 @@ BAD = [
     ("grand", "4k5/10/10/10/10/10/10/10/10/4K4P w - - 0 1", ["board", "pawn", "j1"]),
     ("knightrelay", "4k3/8/8/8/8/8/8/4K1p1 b - - 0 1", ["board", "pawn", "g1"]),
     ("chess", "", ["empty"]),
+    ("chess", CHESS_BOARD + " w KQkq - x 1", ["counters"]),
+    ("chess", CHESS_BOARD + " w KQkq - 0 y", ["counters"]),
+    ("chess", CHESS_BOARD + " w KQkq - 0 1 5", ["too many fields"]),
 ]
 
 
