@@ -1,0 +1,267 @@
+"""What both protocol front ends share: warm-up, the Searcher, engine options, formatting.
+
+:class:`Backend` owns the :class:`search.driver.Searcher` (built lazily in a
+warm-up thread, so nothing heavy is imported before the protocol's first
+answer) and the engine options (Hash in MiB, Move Overhead in ms, MultiPV,
+Clear Hash). Options set while a search runs are applied when the next search
+starts, so the worker never sees a hash table resized under it.
+
+Warm-up runs in two steps, each ending in an event:
+
+1. ``core_ready``: the rules core (numba move generator) is loaded and every
+   function a :class:`engine.position.Position` needs has been compiled or
+   loaded from the cache, for each variant;
+2. ``ready``: the Searcher exists and ``warm_up()`` has returned (the engine
+   can search; UCI ``isready`` answers ``readyok``).
+
+If the search cannot be built (an import error, say), ``ready`` is still set
+and :meth:`start_search` falls back to the first legal move with an
+``error`` note, so a GUI is never left waiting for a move.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+import threading
+import time
+
+from .protocol import log, log_exception
+
+VARIANTS = ("chess", "grand", "knightrelay")
+VARIANT_ALIASES = {"chess": "chess", "standard": "chess", "normal": "chess",
+                   "grand": "grand", "knightrelay": "knightrelay"}
+
+HASH_MIN, HASH_MAX, HASH_DEFAULT = 1, 4096, 16          # MiB (Searcher.resize_hash accepts 1..4096)
+OVERHEAD_MIN, OVERHEAD_MAX, OVERHEAD_DEFAULT = 0, 5000, 100
+# Move Overhead default 100 ms: Cute Chess counts from `go` to `bestmove` with no margin,
+# and a Python engine loses tens of ms to pipes and thread wake-ups (../shared/PROTOCOLS.md 1.2).
+MULTIPV_MIN, MULTIPV_MAX = 1, 5
+STOP_TIMEOUT = 10.0   # s to wait for on_done after stop() before giving up on a search
+
+
+@dataclass
+class FallbackLimits:
+    """Same fields as ``search.driver.Limits`` (ms), used only when that module is missing."""
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int = 0
+    binc: int = 0
+    movestogo: int | None = None
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    mate: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+
+
+def canonical_variant(name: str) -> str | None:
+    """``chess``/``grand``/``knightrelay`` for a protocol variant name (``standard`` and
+    ``normal`` are chess), or ``None`` if unsupported. Case-sensitive on purpose:
+    Cute Chess sends exact lower-case names."""
+    return VARIANT_ALIASES.get(name)
+
+
+def _default_factory(hash_mb: int):
+    spec = os.environ.get("CARDINAL_SEARCHER")
+    if spec:   # testing hook: "module:callable"
+        import importlib
+        mod, _, attr = spec.partition(":")
+        return getattr(importlib.import_module(mod), attr or "Searcher")(hash_mb=hash_mb)
+    from search.driver import Searcher
+    return Searcher(hash_mb=hash_mb)
+
+
+class Backend:
+    """Warm-up thread, Searcher and options shared by the UCI and XBoard handlers."""
+
+    def __init__(self, out, inp, searcher_factory=None):
+        self.out = out
+        self.inp = inp
+        self.factory = searcher_factory or _default_factory
+        self.core_ready = threading.Event()
+        self.ready = threading.Event()
+        self.core_error: str | None = None
+        self.search_error: str | None = None
+        self.searcher = None
+        self._thread = None
+        self._lock = threading.Lock()
+        # options (applied at the next search start)
+        self.hash_mb = HASH_DEFAULT
+        self.move_overhead = OVERHEAD_DEFAULT
+        self.multipv = 1
+        self._applied_hash = None
+        self._clear_pending = False
+        self.t_start = time.monotonic()
+        self.warmup_seconds: float | None = None
+
+    # ------------------------------------------------------------ warm-up
+    def start_warmup(self) -> None:
+        """Start the warm-up thread (once; later calls do nothing)."""
+        with self._lock:
+            if self._thread is not None:
+                return
+            self._thread = threading.Thread(target=self._warm, name="cardinal-warmup", daemon=True)
+            self._thread.start()
+
+    def _warm(self) -> None:
+        t0 = time.monotonic()
+        try:
+            from .position import Position
+            for v in VARIANTS:
+                p = Position.from_fen(None, v)
+                mv = p.legal_moves()
+                p.push(mv[0])
+                p.status()
+                p.fen()
+                p.pop()
+                p.is_check()
+                p.opponent_in_check()
+        except Exception as e:
+            self.core_error = f"rules core failed to load: {e}"
+            log_exception("warm-up (rules core)")
+        finally:
+            self.core_ready.set()
+        try:
+            if self.core_error is None:
+                s = self.factory(hash_mb=self.hash_mb)
+                self._applied_hash = self.hash_mb
+                s.warm_up()
+                self.searcher = s
+        except Exception as e:
+            self.search_error = f"search unavailable: {e}"
+            log_exception("warm-up (search)")
+        finally:
+            self.warmup_seconds = time.monotonic() - t0
+            self.ready.set()
+
+    def _wait(self, ev: threading.Event) -> bool:
+        # Commands are carried out in order, also those before a `quit` or end of input
+        # (`printf 'uci\nisready\ngo perft 4\nquit\n' | cardinal` must work on a cold cache).
+        self.start_warmup()
+        ev.wait()
+        return True
+
+    def wait_core(self) -> bool:
+        """Block until the rules core is loaded; False if it failed to load."""
+        return self._wait(self.core_ready) and self.core_error is None
+
+    def wait_ready(self) -> bool:
+        """Block until the engine can search (or the search failed to load)."""
+        return self._wait(self.ready)
+
+    # ------------------------------------------------------------ options
+    def request_clear(self) -> None:
+        """Clear the hash table before the next search (ucinewgame, Clear Hash, new)."""
+        self._clear_pending = True
+
+    def _apply_options(self, s) -> None:
+        if self._applied_hash != self.hash_mb:
+            s.resize_hash(self.hash_mb)
+            self._applied_hash = self.hash_mb
+            self._clear_pending = False
+        if self._clear_pending:
+            s.clear_hash()
+            self._clear_pending = False
+        s.multipv = self.multipv
+        s.move_overhead = self.move_overhead
+
+    # ------------------------------------------------------------ search
+    def start_search(self, pos, limits, on_info, on_done) -> None:
+        """Start a search of ``pos`` (the caller passes a copy it will not touch).
+
+        ``on_info(info)`` and ``on_done(best, ponder)`` are called from the
+        search worker (see the Search API in ../shared notes). Without a working
+        Searcher, ``on_done`` gets the first legal move at once.
+        """
+        s = self.searcher
+        if s is None:
+            if self.search_error:
+                self.out_error(self.search_error)
+            moves = pos.legal_moves()
+            on_done(moves[0] if moves else None, None)
+            return
+        try:
+            self._apply_options(s)
+        except Exception as e:
+            log_exception("applying options")
+            self.out_error(f"option not applied: {e}")
+        s.start(pos, limits, on_info, on_done)
+
+    def make_limits(self, **kw):
+        """A :class:`search.driver.Limits` (times in ms), or a stand-in with the same
+        fields when the search module is missing (the fallback move needs none)."""
+        try:
+            from search.driver import Limits
+        except ImportError:
+            Limits = FallbackLimits
+        return Limits(**kw)
+
+    def out_error(self, msg: str) -> None:
+        """Overridden per protocol (UCI: ``info string error``; XBoard: ``# error``)."""
+        log(msg)
+
+    def stop(self) -> None:
+        if self.searcher is not None:
+            self.searcher.stop()
+
+    def ponderhit(self) -> None:
+        if self.searcher is not None:
+            self.searcher.ponderhit()
+
+
+# ------------------------------------------------------------------ formatting helpers
+def board_lines(pos) -> list[str]:
+    """ASCII diagram of ``pos`` (top rank first), Stockfish's ``d`` style."""
+    from . import layout as L
+    w, h = pos.variant.width, pos.variant.height
+    sep = "  +" + "---+" * w
+    lines = [sep]
+    for r in range(h - 1, -1, -1):
+        cells = []
+        for f in range(w):
+            c = pos.piece_at(L.square(f, r))
+            cells.append(c if c else " ")
+        lines.append("  | " + " | ".join(cells) + f" | {r + 1}")
+        lines.append(sep)
+    lines.append("    " + "   ".join("abcdefghij"[:w]))
+    return lines
+
+
+def static_eval(pos) -> int:
+    """Static evaluation in centipawns for the side to move (search/eval.py), or
+    the material balance from the variant's piece values if that is missing."""
+    try:
+        import numpy as np
+        from search.eval import build_eval, evaluate
+        return int(evaluate(pos.board, pos.st, pos.vt, build_eval(pos.variant.name), np.zeros(64, np.int32)))
+    except ImportError:
+        from . import layout as L
+        total = 0
+        for sq in range(L.NSQ):
+            c = pos.piece_at(sq)
+            if c is None or c.upper() == "K":
+                continue
+            v = pos.variant.piece(c).value[0]
+            total += v if c.isupper() else -v
+        return total if pos.turn == 0 else -total
+
+
+def king_capture(pos, move: int) -> bool:
+    """True if ``move`` lands on the enemy king (the answer to an illegal position
+    where the side not to move is in check)."""
+    from . import layout as L
+    p = int(pos.board[L.move_to(move)])
+    return p != L.EMPTY and p != L.OFF and (p & 15) == L.KING
+
+
+def sane_move(pos, best):
+    """``best`` if it is legal in ``pos`` (or captures the enemy king), else the
+    first legal move (with a note on stderr); ``None`` if there is none."""
+    legal = pos.legal_moves()
+    if best is not None and (best in legal or king_capture(pos, best)):
+        return best
+    if best is not None:
+        log(f"search returned an illegal move {best} in {pos.fen()}; playing a legal one")
+    return legal[0] if legal else None
+

@@ -1,0 +1,393 @@
+"""UCI front end (the protocol Cute Chess, lichess-bot and most GUIs speak).
+
+Reference: the UCI specification (Stefan Meyer-Kahlen, 2004) and the
+transcripts in ../shared/PROTOCOLS.md section 1. Implemented:
+
+* ``uci`` -> ``id name Cardinal <version>``, ``id author``, options, ``uciok``,
+  written before numpy/numba are imported; the warm-up thread starts after.
+* ``isready`` -> ``readyok`` once the engine can search (blocks on the
+  warm-up; during a search it answers at once).
+* ``setoption name N [value V]``: ``UCI_Variant`` (chess, standard = chess,
+  grand, knightrelay; anything else -> ``info string unsupported variant X``),
+  ``Hash`` (MiB), ``Move Overhead`` (ms), ``Clear Hash``, ``Ponder``, ``MultiPV``.
+* ``ucinewgame``, ``position startpos|fen F [moves ...]`` (any error rejects the
+  whole command and keeps the previous position), ``go`` with ``wtime btime
+  winc binc movestogo movetime depth nodes mate infinite ponder``, ``go perft N``
+  (Stockfish format), ``stop``, ``ponderhit``, ``quit``; debug ``d`` and ``eval``.
+* Output: ``info depth D seldepth S multipv K score cp X|mate N [lowerbound|upperbound]
+  nodes N nps N time T hashfull H pv ...``, ``bestmove X [ponder Y]``;
+  ``bestmove (none)`` with an ``info string`` reason when there is no legal move.
+
+Errors are ``info string error: ...`` lines; the state stays as it was.
+"""
+from __future__ import annotations
+
+import re
+import threading
+
+from . import __version__
+from .backend import (Backend, canonical_variant, HASH_MIN, HASH_MAX, HASH_DEFAULT, OVERHEAD_MIN,
+                      OVERHEAD_MAX, OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT,
+                      board_lines, static_eval, sane_move)
+from .protocol import clean, log
+
+AUTHOR = "the Cardinal developers"
+PERFT_MAX = 12
+INT_CAP = 1 << 53     # largest go parameter passed on (ms, nodes, plies)
+
+OPTION_LINES = (
+    f"option name Hash type spin default {HASH_DEFAULT} min {HASH_MIN} max {HASH_MAX}",
+    "option name Clear Hash type button",
+    "option name Ponder type check default false",
+    f"option name MultiPV type spin default 1 min {MULTIPV_MIN} max {MULTIPV_MAX}",
+    f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min {OVERHEAD_MIN} max {OVERHEAD_MAX}",
+    "option name UCI_Variant type combo default chess var chess var standard var grand var knightrelay",
+)
+
+_GO_INT = {"wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate"}
+
+
+class UCIError(ValueError):
+    """A command the engine cannot carry out; the message goes to ``info string error:``."""
+
+
+def format_info(info: dict, pos) -> str:
+    """One UCI ``info`` line from a Searcher ``on_info`` dict."""
+    parts = ["info"]
+    for key in ("depth", "seldepth", "multipv"):
+        if info.get(key) is not None:
+            parts += [key, str(int(info[key]))]
+    sc = info.get("score")
+    if sc is not None:
+        parts += ["score", "mate" if sc[0] == "mate" else "cp", str(int(sc[1]))]
+        if info.get("bound") == "lower":
+            parts.append("lowerbound")
+        elif info.get("bound") == "upper":
+            parts.append("upperbound")
+    for key in ("nodes", "nps", "time", "hashfull"):
+        if info.get(key) is not None:
+            parts += [key, str(int(info[key]))]
+    pv = info.get("pv")
+    if pv:
+        parts += ["pv"] + [pos.uci(m) for m in pv]
+    return " ".join(parts)
+
+
+class UCIHandler:
+    """State of one UCI session; :meth:`handle` takes one input line."""
+
+    def __init__(self, out, inp, backend: Backend):
+        self.out = out
+        self.inp = inp
+        self.backend = backend
+        backend.out_error = lambda msg: out.send(f"info string error: {clean(msg)}")
+        self.variant = "chess"
+        self.pos = None               # None = start position of self.variant (built on first use)
+        self.ponder_option = False
+        self.searching = False
+        self.idle = threading.Event()
+        self.idle.set()
+        self.search_id = 0
+        self.pending_none = None      # "bestmove (none)" held back until stop/ponderhit (go infinite/ponder)
+        self.commands = {
+            "uci": self.cmd_uci, "isready": self.cmd_isready, "setoption": self.cmd_setoption,
+            "ucinewgame": self.cmd_ucinewgame, "position": self.cmd_position, "go": self.cmd_go,
+            "stop": self.cmd_stop, "ponderhit": self.cmd_ponderhit, "d": self.cmd_d, "eval": self.cmd_eval,
+            "debug": self.cmd_ignore, "register": self.cmd_ignore,
+        }
+
+    # ------------------------------------------------------------ plumbing
+    def handle(self, line: str):
+        words = line.split()
+        if not words:
+            return True
+        cmd = words[0]
+        if cmd == "quit":
+            return False
+        fn = self.commands.get(cmd)
+        if fn is None:
+            self.error(f"unknown command '{clean(cmd, 60)}'")
+            return True
+        try:
+            fn(words[1:])
+        except UCIError as e:
+            self.error(str(e))
+        return True
+
+    def event(self, payload):
+        return True
+
+    def report_error(self, payload) -> None:
+        self.error(f"internal error on '{clean(payload, 80)}' (details on stderr)")
+
+    def error(self, msg: str) -> None:
+        self.out.send(f"info string error: {clean(msg, 300)}")
+
+    def shutdown(self) -> None:
+        if self.searching:
+            self.backend.stop()
+            self.idle.wait(2.0)
+
+    def _position(self):
+        if self.pos is None:
+            if not self.backend.wait_core():
+                raise UCIError(self.backend.core_error or "engine not ready")
+            from .position import Position
+            self.pos = Position.from_fen(None, self.variant)
+        return self.pos
+
+    def _wait_idle(self) -> None:
+        if self.pending_none:        # a held-back "bestmove (none)" belongs to the previous go
+            self.out.send(self.pending_none)
+            self.pending_none = None
+        if self.searching:
+            self.backend.stop()
+            if not self.idle.wait(STOP_TIMEOUT):
+                log("search did not stop in time; continuing without it")
+                self.searching = False
+                self.idle.set()
+
+    # ------------------------------------------------------------ commands
+    def cmd_ignore(self, args) -> None:
+        pass
+
+    def cmd_uci(self, args) -> None:
+        self.out.send(f"id name Cardinal {__version__}")
+        self.out.send(f"id author {AUTHOR}")
+        for line in OPTION_LINES:
+            self.out.send(line)
+        self.out.send("uciok")
+        self.backend.start_warmup()
+
+    def cmd_isready(self, args) -> None:
+        if not self.backend.wait_ready():
+            return
+        if self.backend.core_error:
+            self.error(self.backend.core_error)
+        self.out.send("readyok")
+
+    def cmd_setoption(self, args) -> None:
+        # setoption name <id with spaces> [value <x with spaces>]
+        if not args or args[0] != "name":
+            raise UCIError("setoption: expected 'setoption name <id> [value <x>]'")
+        if "value" in args[1:]:
+            i = args.index("value", 1)
+            name, value = " ".join(args[1:i]), " ".join(args[i + 1:])
+        else:
+            name, value = " ".join(args[1:]), None
+        key = name.lower()
+        if not key:
+            raise UCIError("setoption: missing option name")
+        if key == "uci_variant":
+            if not value:
+                raise UCIError("setoption UCI_Variant: missing value")
+            v = canonical_variant(value)
+            if v is None:
+                self.out.send(f"info string unsupported variant {clean(value, 60)}")
+                return
+            self.variant = v
+            self.pos = None
+        elif key == "hash":
+            self.backend.hash_mb = _int_option(name, value, HASH_MIN, HASH_MAX)
+        elif key == "move overhead":
+            self.backend.move_overhead = _int_option(name, value, OVERHEAD_MIN, OVERHEAD_MAX)
+        elif key == "multipv":
+            self.backend.multipv = _int_option(name, value, MULTIPV_MIN, MULTIPV_MAX)
+        elif key == "clear hash":
+            self.backend.request_clear()
+        elif key == "ponder":
+            if value is None or value.lower() not in ("true", "false"):
+                raise UCIError(f"setoption Ponder: value must be true or false, not {clean(value, 40)!r}")
+            self.ponder_option = value.lower() == "true"
+        else:
+            raise UCIError(f"unknown option '{clean(name, 60)}'")
+
+    def cmd_ucinewgame(self, args) -> None:
+        self.backend.request_clear()
+        self.pos = None
+
+    def cmd_position(self, args) -> None:
+        if not args:
+            raise UCIError("position: expected 'startpos' or 'fen <FEN>'")
+        if "moves" in args:
+            i = args.index("moves")
+            head, moves = args[:i], args[i + 1:]
+        else:
+            head, moves = args, []
+        if not head:
+            raise UCIError("position: expected 'startpos' or 'fen <FEN>' before 'moves'")
+        if not self.backend.wait_core():
+            raise UCIError(self.backend.core_error or "engine not ready")
+        from .position import Position
+        if head[0] == "startpos" and len(head) == 1:
+            pos = Position.from_fen(None, self.variant)
+        elif head[0] == "fen" and len(head) > 1:
+            fen = " ".join(head[1:])
+            try:
+                pos = Position.from_fen(fen, self.variant)
+            except ValueError as e:
+                raise UCIError(f"bad FEN ({self.variant}): {e}") from None
+        else:
+            raise UCIError("position: expected 'startpos' or 'fen <FEN>' before 'moves'")
+        for k, mv in enumerate(moves):
+            try:
+                pos.push_uci(mv)
+            except ValueError as e:
+                raise UCIError(f"move {k + 1} ({clean(mv, 20)}): {e}; position unchanged") from None
+        for w in pos.warnings:
+            self.out.send(f"info string warning: {w}")
+        self.pos = pos
+
+    def cmd_go(self, args) -> None:
+        if args and args[0] == "perft":
+            self._wait_idle()
+            return self.perft(args[1:])
+        from_limits = {}
+        flags = set()
+        i = 0
+        bad = []
+        while i < len(args):
+            tok = args[i]
+            if tok in _GO_INT:
+                if i + 1 >= len(args):
+                    bad.append(tok)
+                    break
+                try:
+                    # clamped: a GUI's absurd value must not overflow the int64 search counters
+                    from_limits[tok] = max(-INT_CAP, min(INT_CAP, int(float(args[i + 1]))))
+                except (ValueError, OverflowError):
+                    bad.append(f"{tok} {args[i + 1]}")
+                i += 2
+            elif tok in ("infinite", "ponder"):
+                flags.add(tok)
+                i += 1
+            elif tok == "searchmoves":
+                i += 1
+                while i < len(args) and args[i] not in _GO_INT and args[i] not in ("infinite", "ponder"):
+                    i += 1
+                bad.append("searchmoves (not supported, searching all moves)")
+            else:
+                bad.append(tok)
+                i += 1
+        if bad:
+            self.error(f"go: ignored {clean(' '.join(bad), 120)}")
+        for k in ("wtime", "btime", "winc", "binc", "movetime", "nodes"):
+            if k in from_limits and from_limits[k] < 0:
+                from_limits[k] = 0
+        for k in ("movestogo", "depth", "mate"):
+            if k in from_limits and from_limits[k] < 1:
+                self.error(f"go: {k} {from_limits[k]} out of range, ignored")
+                del from_limits[k]
+        self._wait_idle()
+        pos = self._position()
+        if not self.backend.wait_ready():
+            return
+        limits = self.backend.make_limits(**from_limits, infinite="infinite" in flags, ponder="ponder" in flags)
+        self.start(pos, limits)
+
+    def start(self, pos, limits) -> None:
+        """Start searching ``pos`` (no search may be running)."""
+        if not pos.opponent_in_check():
+            legal = pos.legal_moves()
+            if not legal:
+                status = pos.status()
+                why = status if status in ("checkmate", "stalemate") else f"no legal move ({status})"
+                self.out.send(f"info string no legal move: {why}")
+                if limits.infinite or limits.ponder:
+                    self.pending_none = "bestmove (none)"
+                else:
+                    self.out.send("bestmove (none)")
+                return
+        self.search_id += 1
+        sid = self.search_id
+        p = pos.copy()
+        out = self.out
+
+        def on_info(info, p=p, sid=sid):
+            try:
+                out.send(format_info(info, p))
+            except Exception:
+                from .protocol import log_exception
+                log_exception("info formatting")
+
+        def on_done(best, ponder, p=p, sid=sid):
+            try:
+                best = sane_move(p, best)
+                if best is None:
+                    out.send("bestmove (none)")
+                else:
+                    line = f"bestmove {p.uci(best)}"
+                    if ponder is not None:
+                        line += f" ponder {p.uci(ponder)}"
+                    out.send(line)
+            except Exception:
+                from .protocol import log_exception
+                log_exception("bestmove")
+                out.send("bestmove (none)")
+            finally:
+                if sid == self.search_id:
+                    self.searching = False
+                    self.idle.set()
+
+        self.searching = True
+        self.idle.clear()
+        try:
+            self.backend.start_search(p.copy(), limits, on_info, on_done)
+        except Exception:
+            self.searching = False
+            self.idle.set()
+            raise
+
+    def cmd_stop(self, args) -> None:
+        if self.pending_none:
+            self.out.send(self.pending_none)
+            self.pending_none = None
+        if self.searching:
+            self.backend.stop()
+
+    def cmd_ponderhit(self, args) -> None:
+        if self.pending_none:
+            self.out.send(self.pending_none)
+            self.pending_none = None
+        if self.searching:
+            self.backend.ponderhit()
+
+    def perft(self, args) -> None:
+        if len(args) != 1 or not re.fullmatch(r"[0-9]{1,9}", args[0]) or not 1 <= int(args[0]) <= PERFT_MAX:
+            raise UCIError(f"go perft: expected a depth 1..{PERFT_MAX}")
+        pos = self._position()
+        total = 0
+        for mv, n in pos.divide(int(args[0])):
+            self.out.send(f"{mv}: {n}")
+            total += n
+        self.out.send("")
+        self.out.send(f"Nodes searched: {total}")
+
+    def cmd_d(self, args) -> None:
+        pos = self._position()
+        for line in board_lines(pos):
+            self.out.send(line)
+        self.out.send("")
+        self.out.send(f"Variant: {pos.variant.name}")
+        self.out.send(f"Fen: {pos.fen()}")
+        self.out.send(f"Key: {pos.key & 0xFFFFFFFFFFFFFFFF:016X}")
+        self.out.send(f"Side to move: {'white' if pos.turn == 0 else 'black'}"
+                      f"{' (in check)' if pos.is_check() else ''}")
+        self.out.send(f"Legal moves: {len(pos.legal_moves())}, status: {pos.status()}")
+
+    def cmd_eval(self, args) -> None:
+        pos = self._position()
+        cp = static_eval(pos)
+        white = cp if pos.turn == 0 else -cp
+        self.out.send(f"info string eval {cp} cp for the side to move ({'white' if pos.turn == 0 else 'black'}); "
+                      f"{white:+d} cp for white")
+
+
+def _int_option(name: str, value, lo: int, hi: int) -> int:
+    try:
+        v = int(value)
+    except (TypeError, ValueError):
+        raise UCIError(f"setoption {name}: value {clean(value, 40)!r} is not an integer") from None
+    if not lo <= v <= hi:
+        raise UCIError(f"setoption {name}: value {v} out of range {lo}..{hi}")
+    return v

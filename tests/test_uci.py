@@ -1,0 +1,402 @@
+"""UCI transcripts against the real ``cardinal`` process (``python -m engine``) over pipes.
+
+Transcripts follow ../shared/PROTOCOLS.md section 1 (what Cute Chess and
+Fairy-Stockfish send). Every wait has a timeout (tests/engine_proc.py), so a
+hung engine fails instead of hanging the run. Searches are short (small
+movetime/depth/clock) to keep the module fast.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from engine import __version__
+from tests.engine_proc import EngineProcess, ROOT
+
+READY_TIMEOUT = 180.0   # first readyok may compile numba on an empty cache
+INFO_RE = re.compile(r"info depth (\d+) seldepth (\d+) multipv (\d+) score (cp -?\d+|mate -?\d+)"
+                     r"( lowerbound| upperbound)? nodes (\d+) nps (\d+) time (\d+) hashfull (\d+)( pv( \S+)+)?")
+MOVE_RE = r"[a-j](?:10|[1-9])[a-j](?:10|[1-9])[qrbnca]?"
+
+GRAND_END = "4k5/10/6P3/10/10/10/10/10/1p2K5/10 b - - 0 1"
+
+
+def start_engine() -> EngineProcess:
+    e = EngineProcess()
+    e.send("uci")
+    e.expect("uciok", 30)
+    e.send("isready")
+    e.expect("readyok", READY_TIMEOUT)
+    return e
+
+
+@pytest.fixture(scope="module")
+def eng():
+    e = start_engine()
+    yield e
+    assert e.close() == 0
+
+
+def legal(variant: str, fen: str | None, moves: list[str]) -> list[str]:
+    from engine.position import Position
+    pos = Position.from_fen(fen, variant)
+    for m in moves:
+        pos.push_uci(m)
+    return pos.legal_uci()
+
+
+def bestmove(lines: list[str]) -> tuple[str, str | None]:
+    m = re.fullmatch(r"bestmove (\S+)(?: ponder (\S+))?", lines[-1])
+    assert m, lines[-1]
+    return m.group(1), m.group(2)
+
+
+def check_infos(lines: list[str]) -> None:
+    infos = [ln for ln in lines if ln.startswith("info") and not ln.startswith("info string")]
+    for ln in infos:
+        assert INFO_RE.fullmatch(ln), ln
+
+
+def sync(e: EngineProcess) -> list[str]:
+    e.send("isready")
+    return e.expect("readyok", 30)
+
+
+# ---------------------------------------------------------------- start-up
+def test_protocol_modules_do_not_import_numba():
+    code = ("import sys, engine.cli, engine.protocol, engine.uci, engine.xboard, engine.backend; "
+            "bad = [m for m in ('numpy', 'numba') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                       env={"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_handshake_and_quit_status():
+    e = EngineProcess()
+    t0 = time.monotonic()
+    lines = e.ask("uci", "uciok", 30)
+    t_uciok = time.monotonic() - t0
+    assert lines[0] == f"id name Cardinal {__version__}"
+    assert lines[1].startswith("id author ")
+    opts = set(lines[2:-1])
+    assert "option name UCI_Variant type combo default chess var chess var standard var grand var knightrelay" in opts
+    for name in ("Hash type spin", "Move Overhead type spin", "Clear Hash type button", "Ponder type check",
+                 "MultiPV type spin default 1 min 1 max 5"):
+        assert any(o.startswith("option name " + name) for o in opts), name
+    assert t_uciok < 5.0      # target 0.5 s warm; loose bound for a busy test machine
+    e.ask("isready", "readyok", READY_TIMEOUT)
+    e.send("quit")
+    assert e.proc.wait(10) == 0
+    e.close()
+
+
+def test_eof_exits_zero():
+    e = EngineProcess()
+    e.ask("uci", "uciok", 30)
+    e.proc.stdin.close()
+    assert e.proc.wait(30) == 0
+    e.close()
+
+
+def test_isready_before_uci_selects_uci():
+    e = EngineProcess()
+    e.ask("isready", "readyok", READY_TIMEOUT)
+    e.send("go perft 1")
+    lines = e.expect(r"Nodes searched: \d+", 30)
+    assert lines[-1] == "Nodes searched: 20"
+    assert e.close() == 0
+
+
+# ---------------------------------------------------------------- Cute Chess game sequences
+@pytest.mark.parametrize("variant,uci_name", [("grand", "grand"), ("knightrelay", "knightrelay"),
+                                              ("chess", "standard")])
+def test_cutechess_game_sequence(eng, variant, uci_name):
+    e = eng
+    e.send(f"setoption name UCI_Variant value {uci_name}", "ucinewgame", "setoption name Ponder value false",
+           "position startpos")
+    sync(e)
+    moves: list[str] = []
+    clock = [5050, 5050]
+    for ply in range(6):
+        if moves:
+            e.send("position startpos moves " + " ".join(moves))
+            sync(e)
+        t0 = time.monotonic()
+        e.send(f"go wtime {clock[0]} btime {clock[1]} winc 50 binc 50")
+        lines = e.expect(r"bestmove .*", 10)
+        used = int((time.monotonic() - t0) * 1000)
+        check_infos(lines)
+        best, ponder = bestmove(lines)
+        assert re.fullmatch(MOVE_RE, best)
+        assert best in legal(variant, None, moves), (variant, moves, best)
+        assert used < clock[ply % 2], used
+        clock[ply % 2] += 50 - used
+        moves.append(best)
+        if ponder:
+            assert ponder in legal(variant, None, moves)
+
+
+def test_grand_position_fen_with_moves_and_promotions(eng):
+    e = eng
+    e.send("setoption name UCI_Variant value grand", "ucinewgame",
+           f"position fen {GRAND_END} moves e10f10 g8g9a f10g9 e2f2 b2b1q", "d")
+    lines = e.expect(r"Legal moves: .*", 10)
+    assert "Fen: 10/6k3/10/10/10/10/10/10/5K4/1q8 w - - 0 4" in lines
+    e.send("go depth 3")
+    lines = e.expect(r"bestmove .*", 20)
+    check_infos(lines)
+    assert bestmove(lines)[0] in legal("grand", GRAND_END, "e10f10 g8g9a f10g9 e2f2 b2b1q".split())
+    # optional promotion on rank 9, mandatory on 10 (Cute Chess test "grand endgame1": 15 moves)
+    e.send("position fen 10/4k5/6P3/10/10/10/10/10/1p2K5/10 w - - 0 1", "go perft 1")
+    lines = e.expect(r"Nodes searched: \d+", 20)
+    assert lines[-1] == "Nodes searched: 15"
+    assert lines[-2] == ""
+    assert {"g8g9: 1", "g8g9c: 1", "g8g9a: 1", "g8g9q: 1", "g8g9r: 1", "g8g9b: 1", "g8g9n: 1"} <= set(lines)
+    e.send("position fen 4k5/6P3/10/10/10/10/10/10/4K5/10 w - - 0 1", "go depth 4")
+    assert bestmove(e.expect(r"bestmove .*", 20))[0] == "g9g10q"
+
+
+def test_knightrelay_position_fen(eng):
+    e = eng
+    e.send("setoption name UCI_Variant value knightrelay", "ucinewgame",
+           "position fen 4k3/8/3R4/1N6/8/8/8/4K3 b - - 0 1 moves e8e7", "go movetime 200")
+    best, _ = bestmove(e.expect(r"bestmove .*", 10))
+    assert best in legal("knightrelay", "4k3/8/3R4/1N6/8/8/8/4K3 b - - 0 1", ["e8e7"])
+
+
+@pytest.mark.parametrize("variant,fen,depth,expected", [
+    ("chess", None, 2, 400),
+    ("grand", None, 2, 4225),
+    ("knightrelay", None, 2, 784),
+    ("knightrelay", "4k3/8/3R4/8/4N3/8/8/4K3 b - - 0 1", 3, 279),
+    ("chess", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 2, 2039),
+])
+def test_go_perft_stockfish_format(eng, variant, fen, depth, expected):
+    e = eng
+    e.send(f"setoption name UCI_Variant value {variant}",
+           "position startpos" if fen is None else f"position fen {fen}", f"go perft {depth}")
+    lines = e.expect(r"Nodes searched: \d+", 60)
+    assert lines[-1] == f"Nodes searched: {expected}"
+    assert lines[-2] == ""
+    per_move = lines[:-2]
+    assert all(re.fullmatch(MOVE_RE + r": \d+", ln) for ln in per_move), per_move
+    assert sum(int(ln.split(": ")[1]) for ln in per_move) == expected
+    assert sorted(ln.split(":")[0] for ln in per_move) == sorted(legal(variant, fen, []))
+
+
+# ---------------------------------------------------------------- go forms, stop, ponder, isready
+@pytest.mark.parametrize("go", ["go depth 2", "go nodes 3000", "go movetime 150", "go mate 1",
+                                "go wtime 2000 btime 2000 movestogo 20", "go wtime 300 btime 300 winc 10 binc 10"])
+def test_go_forms(eng, go):
+    e = eng
+    e.send("setoption name UCI_Variant value chess", "ucinewgame",
+           "position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", go)
+    lines = e.expect(r"bestmove .*", 15)
+    check_infos(lines)
+    best = bestmove(lines)[0]
+    assert best in legal("chess", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", [])
+    if go in ("go mate 1", "go depth 2"):
+        assert best == "a1a8"
+        assert any(" score mate 1 " in ln for ln in lines)
+
+
+@pytest.mark.parametrize("moves,clock", [("", "wtime 1000 btime 100000"), ("e2e4", "wtime 100000 btime 1000")])
+def test_clock_of_the_side_to_move_is_used(eng, moves, clock):
+    e = eng
+    e.send("setoption name UCI_Variant value chess", "ucinewgame",
+           f"position startpos{' moves ' + moves if moves else ''}")
+    sync(e)
+    t0 = time.monotonic()
+    e.send(f"go {clock}")
+    e.expect(r"bestmove .*", 10)
+    assert time.monotonic() - t0 < 2.0     # the other side's 100 s would allow ~3.3 s
+
+
+def test_infinite_stop_and_isready_during_search(eng):
+    e = eng
+    e.send("setoption name UCI_Variant value grand", "position startpos", "go infinite")
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    lines = e.ask("isready", "readyok", 5)
+    assert time.monotonic() - t0 < 1.0
+    assert not any(ln.startswith("bestmove") for ln in lines)
+    t0 = time.monotonic()
+    lines = e.ask("stop", r"bestmove .*", 5)
+    assert time.monotonic() - t0 < 1.0
+    assert bestmove(lines)[0] in legal("grand", None, [])
+    sync(e)
+
+
+def test_ponder_hit_and_miss(eng):
+    e = eng
+    e.send("setoption name UCI_Variant value chess", "setoption name Ponder value true", "ucinewgame",
+           "position startpos moves e2e4 e7e5", "go ponder wtime 1000 btime 1000")
+    time.sleep(0.4)
+    assert not any(ln.startswith("bestmove") for ln in e.drain(0.1))   # pondering does not end by itself
+    t0 = time.monotonic()
+    lines = e.ask("ponderhit", r"bestmove .*", 5)
+    assert time.monotonic() - t0 < 1.5
+    assert bestmove(lines)[0] in legal("chess", None, ["e2e4", "e7e5"])
+    e.send("position startpos moves e2e4 e7e5 g1f3", "go ponder wtime 1000 btime 1000")
+    time.sleep(0.2)
+    lines = e.ask("stop", r"bestmove .*", 5)       # ponder miss: a bestmove, then a new go
+    assert bestmove(lines)[0] in legal("chess", None, ["e2e4", "e7e5", "g1f3"])
+    e.send("position startpos moves e2e4 e7e5 d2d4", "go movetime 100")
+    assert bestmove(e.expect(r"bestmove .*", 5))[0] in legal("chess", None, ["e2e4", "e7e5", "d2d4"])
+    e.send("setoption name Ponder value false")
+    sync(e)
+
+
+def test_go_while_searching_restarts(eng):
+    e = eng
+    e.send("setoption name UCI_Variant value chess", "position startpos", "go infinite")
+    time.sleep(0.1)
+    e.send("position startpos moves e2e4", "go depth 2")
+    lines = e.expect(r"bestmove .*", 5)     # bestmove of the first search
+    lines = e.expect(r"bestmove .*", 10)    # then the second
+    assert bestmove(lines)[0] in legal("chess", None, ["e2e4"])
+
+
+def test_multipv(eng):
+    e = eng
+    e.send("setoption name UCI_Variant value chess", "setoption name MultiPV value 3", "position startpos",
+           "go depth 3")
+    lines = e.expect(r"bestmove .*", 15)
+    check_infos(lines)
+    depth3 = [ln for ln in lines if ln.startswith("info depth 3 ")]
+    assert {re.search(r"multipv (\d)", ln).group(1) for ln in depth3} == {"1", "2", "3"}
+    e.send("setoption name MultiPV value 1")
+    sync(e)
+
+
+# ---------------------------------------------------------------- game ends and odd positions
+@pytest.mark.parametrize("variant,fen,why", [
+    ("chess", "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", "checkmate"),
+    ("chess", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "stalemate"),
+    ("grand", "k9/2Q7/1K8/10/10/10/10/10/10/10 b - - 0 1", "stalemate"),
+])
+def test_no_legal_move(eng, variant, fen, why):
+    e = eng
+    e.send(f"setoption name UCI_Variant value {variant}", f"position fen {fen}", "go movetime 100")
+    lines = e.expect(r"bestmove .*", 10)
+    assert lines[-1] == "bestmove (none)"
+    assert f"info string no legal move: {why}" in lines
+
+
+def test_side_not_to_move_in_check_gives_king_capture(eng):
+    e = eng
+    e.send("setoption name UCI_Variant value chess", "position fen 4k3/8/8/8/8/8/4R3/4K3 w - - 0 1")
+    lines = e.expect(r"info string warning: .*", 5)
+    assert "in check" in lines[-1]
+    e.send("go movetime 200")
+    assert bestmove(e.expect(r"bestmove .*", 10))[0] == "e2e8"
+
+
+# ---------------------------------------------------------------- errors keep the state
+def test_errors_keep_last_good_state(eng):
+    e = eng
+    e.send("setoption name UCI_Variant value grand", "position startpos moves e3e5")
+    good = "Fen: r8r/1nbqkcabn1/pppppppppp/10/10/4P5/10/PPPP1PPPPP/1NBQKCABN1/R8R b - - 0 1"
+    e.send("d")
+    assert good in e.expect(r"Legal moves: .*", 10)
+    bad = [
+        ("position startpos moves e3e5 e3e5", r"info string error: move 2 \(e3e5\).*"),
+        ("position fen 10/10 w - - 0 1", r"info string error: bad FEN \(grand\): board field.*"),
+        ("position fen r8r/1nbqkcabn1/pppppppppp/10/10/10/10/PPPPPPPPPP/1NBQKCABN1/R8R x - - 0 1",
+         r"info string error: bad FEN.*side-to-move.*"),
+        ("position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", r"info string error: bad FEN.*"),
+        ("position", r"info string error: position: .*"),
+        ("position moves e3e5", r"info string error: position: .*"),
+        ("position startpos moves e3e5 zz99", r"info string error: move 2 \(zz99\).*"),
+        ("setoption name UCI_Variant value Grand", r"info string unsupported variant Grand"),
+        ("setoption name UCI_Variant value shogi", r"info string unsupported variant shogi"),
+        ("setoption name Hash value 0", r"info string error: setoption Hash: value 0 out of range.*"),
+        ("setoption name Hash value lots", r"info string error: setoption Hash: .*not an integer"),
+        ("setoption name MultiPV value 6", r"info string error: setoption MultiPV: .*out of range.*"),
+        ("setoption name Move Overhead value -5", r"info string error: .*out of range.*"),
+        ("setoption name Ponder value maybe", r"info string error: setoption Ponder.*"),
+        ("setoption name NoSuchOption value 1", r"info string error: unknown option 'NoSuchOption'"),
+        ("setoption value 3", r"info string error: setoption: expected.*"),
+        ("go perft 0", r"info string error: go perft: .*"),
+        ("go perft x", r"info string error: go perft: .*"),
+        ("xyzzy plugh", r"info string error: unknown command 'xyzzy'"),
+    ]
+    for cmd, pattern in bad:
+        e.send(cmd)
+        e.expect(pattern, 10)
+    e.send("d")
+    assert good in e.expect(r"Legal moves: .*", 10)
+    sync(e)
+    assert not any("Traceback" in ln for ln in e.lines)
+
+
+def test_standard_resets_to_chess_and_ucinewgame(eng):
+    e = eng
+    e.send("setoption name UCI_Variant value grand", "setoption name UCI_Variant value standard",
+           "ucinewgame", "position startpos", "d")
+    lines = e.expect(r"Legal moves: .*", 10)
+    assert "Fen: rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1" in lines
+    assert "Variant: chess" in lines
+    e.send("eval")
+    assert re.fullmatch(r"info string eval -?\d+ cp for the side to move \(white\); [+-]\d+ cp for white",
+                        e.expect(r"info string eval .*", 10)[-1])
+    e.send("setoption name Hash value 8", "setoption name Clear Hash", "setoption name Move Overhead value 50",
+           "go depth 2")
+    assert bestmove(e.expect(r"bestmove .*", 10))[0] in legal("chess", None, [])
+    sync(e)
+
+
+# ---------------------------------------------------------------- in-process, injected searcher
+class FakeSearcher:
+    """The Search API contract in miniature: plays the first legal move, one info line."""
+
+    def __init__(self, hash_mb: int = 16):
+        self.multipv, self.move_overhead, self.started = 1, 30, []
+
+    def warm_up(self):
+        pass
+
+    def resize_hash(self, mb):
+        pass
+
+    def clear_hash(self):
+        pass
+
+    def start(self, pos, limits, on_info, on_done):
+        self.started.append(limits)
+        legal = pos.legal_moves()
+        on_info({"depth": 1, "seldepth": 1, "multipv": 1, "score": ("cp", 7), "nodes": 1, "nps": 1, "time": 0,
+                 "hashfull": 0, "pv": legal[:1], "bound": None})
+        on_done(legal[0] if legal else None, None)
+
+    def stop(self):
+        pass
+
+    def ponderhit(self):
+        pass
+
+
+def test_run_in_process_with_injected_searcher():
+    import io
+    from engine.protocol import run
+    made = []
+
+    def factory(hash_mb):
+        made.append(FakeSearcher(hash_mb))
+        return made[-1]
+
+    inp = io.BytesIO(b"uci\nsetoption name UCI_Variant value grand\nisready\nposition startpos moves e3e5\n"
+                     b"go wtime 1000 btime 2000 movestogo 5\nquit\ngo depth 1\n")
+    out = io.StringIO()
+    assert run(stdin=inp, stdout=out, searcher_factory=factory) == 0
+    lines = out.getvalue().splitlines()
+    assert "readyok" in lines
+    assert "info depth 1 seldepth 1 multipv 1 score cp 7 nodes 1 nps 1 time 0 hashfull 0 pv a8a7" in lines
+    assert lines[-1] == "bestmove a8a7"          # nothing after quit
+    lim = made[0].started[0]
+    assert (lim.wtime, lim.btime, lim.movestogo, lim.infinite, lim.ponder) == (1000, 2000, 5, False, False)
+
