@@ -603,24 +603,3 @@ def repetitions(st, hist):
             count += 1
         i -= 2
     return count
-
-
-STATUS_ONGOING, STATUS_CHECKMATE, STATUS_STALEMATE, STATUS_FIFTY, STATUS_REPETITION, STATUS_INSUFFICIENT = range(6)
-STATUS_NAMES = ("ongoing", "checkmate", "stalemate", "fifty", "repetition", "insufficient")
-
-
-@njit(cache=True, nogil=True)
-def game_status(board, st, hist, vt, moves):
-    """Game-end status code (``STATUS_*``): checkmate and stalemate first, then
-    insufficient material, the 50-move rule and threefold repetition.
-    ``moves`` is scratch space of at least ``MAX_MOVES`` entries."""
-    n = gen_legal(board, st, vt, moves, 0, GEN_ALL)
-    if n == 0:
-        return STATUS_CHECKMATE if in_check(board, st, vt) else STATUS_STALEMATE
-    if insufficient_material(board, st, vt):
-        return STATUS_INSUFFICIENT
-    if st[S_HALFMOVE] >= 100:
-        return STATUS_FIFTY
-    if repetitions(st, hist) >= 2:
-        return STATUS_REPETITION
-    return STATUS_ONGOING

@@ -179,8 +179,20 @@ class Position:
         return k != 0 and bool(G.is_attacked(self.board, self.st, self.vt, k, self.turn))
 
     def status(self) -> str:
-        """'ongoing', 'checkmate', 'stalemate', 'fifty', 'repetition' (threefold) or 'insufficient'."""
-        return G.STATUS_NAMES[G.game_status(self.board, self.st, self.hist, self.vt, self.buf)]
+        """Game-end status: 'ongoing', 'checkmate', 'stalemate', 'fifty', 'repetition'
+        (threefold) or 'insufficient'. Checkmate and stalemate come first, then
+        insufficient material, the 50-move rule and repetition."""
+        # Plain Python over the compiled pieces (not on the hot path; a numba wrapper
+        # would recompile gen_legal inline and cost ~2 s of cold start).
+        if G.gen_legal(self.board, self.st, self.vt, self.buf, 0, G.GEN_ALL) == 0:
+            return "checkmate" if self.is_check() else "stalemate"
+        if G.insufficient_material(self.board, self.st, self.vt):
+            return "insufficient"
+        if self.st[L.S_HALFMOVE] >= 100:
+            return "fifty"
+        if G.repetitions(self.st, self.hist) >= 2:
+            return "repetition"
+        return "ongoing"
 
     def result(self) -> str | None:
         """PGN result if the game is over by rule ('1-0', '0-1', '1/2-1/2'), else None."""

@@ -142,10 +142,7 @@ class Searcher:
             st.info[6] = 64
             for d in (1, 2, 3):
                 st.iterate(pos, build_eval(v), -32000, 32000, d)
-        from engine import movegen as G
-        pos = Position.from_fen(None, "grand")
-        G.perft(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, 1, pos.buf, 0)
-        pos.status()
+        Position.from_fen(None, "grand").status()  # used by the protocol after every move
 
     # ------------------------------------------------------------ control
     @property
