@@ -1,0 +1,140 @@
+"""``cardinal bench startup``: how fast Cardinal answers a GUI, warm and cold.
+
+For each run a fresh engine process is started (``python -m engine``); the
+clock starts just before the process is spawned. Measured: time to ``uciok``
+after ``uci`` is written at once, and time to ``readyok`` for an ``isready``
+written right after ``uciok`` (GUIs do the same: Cute Chess allows 35 s and
+15 s). *Warm* uses the normal numba cache (populated by a first, unmeasured
+run); *cold* gives each run its own empty ``NUMBA_CACHE_DIR`` (a new temporary
+directory), so every numba function is compiled again. Prints a table (median,
+min, max in seconds) and can write JSON (``--json FILE``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+TIMEOUT = 600.0   # s per answer: a cold start on a slow machine compiles everything
+
+
+def _root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def measure_once(cmd: list[str], env: dict, variant: str | None = None) -> dict:
+    """One start: {'uciok': s, 'readyok': s} (seconds from spawn). Raises ``RuntimeError``."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         text=True, bufsize=1, env=env, start_new_session=True)
+    out = {}
+
+    def _kill():
+        try:
+            os.killpg(p.pid, 9)
+        except OSError:
+            pass
+
+    watchdog = threading.Timer(TIMEOUT, _kill)     # readline blocks: the timer ends a hung engine
+    watchdog.start()
+    try:
+        p.stdin.write("uci\n")
+        p.stdin.flush()
+        for want in ("uciok", "readyok"):
+            while True:
+                line = p.stdout.readline()
+                if not line:
+                    raise RuntimeError(f"engine exited (or was killed after {TIMEOUT:g} s) before {want!r}")
+                if line.strip() == want:
+                    out[want] = time.perf_counter() - t0
+                    break
+            if want == "uciok":
+                if variant:
+                    p.stdin.write(f"setoption name UCI_Variant value {variant}\n")
+                p.stdin.write("isready\n")
+                p.stdin.flush()
+        p.stdin.write("quit\n")
+        p.stdin.flush()
+        p.wait(timeout=10)
+    finally:
+        watchdog.cancel()
+        if p.poll() is None:
+            try:
+                os.killpg(p.pid, 9)
+            except OSError:
+                pass
+            p.wait()
+    return out
+
+
+def run(cmd: list[str], warm_reps: int, cold_reps: int, variant: str | None = None, log=None) -> dict:
+    base = dict(os.environ)
+    base["PYTHONPATH"] = _root() + (os.pathsep + base["PYTHONPATH"] if base.get("PYTHONPATH") else "")
+    results = {"warm": [], "cold": []}
+    if warm_reps:
+        measure_once(cmd, base, variant)       # populate the cache (not measured)
+        for _ in range(warm_reps):
+            results["warm"].append(measure_once(cmd, base, variant))
+            if log:
+                log(f"warm: {results['warm'][-1]}")
+    for _ in range(cold_reps):
+        with tempfile.TemporaryDirectory(prefix="cardinal-numba-") as d:
+            env = dict(base, NUMBA_CACHE_DIR=d)
+            results["cold"].append(measure_once(cmd, env, variant))
+            if log:
+                log(f"cold: {results['cold'][-1]}")
+    return results
+
+
+def summarise(results: dict) -> list[dict]:
+    rows = []
+    for kind in ("warm", "cold"):
+        runs = results[kind]
+        if not runs:
+            continue
+        for what in ("uciok", "readyok"):
+            xs = [r[what] for r in runs]
+            rows.append({"start": kind, "answer": what, "runs": len(xs), "median_s": round(statistics.median(xs), 3),
+                         "min_s": round(min(xs), 3), "max_s": round(max(xs), 3)})
+    return rows
+
+
+def main(argv) -> int:
+    ap = argparse.ArgumentParser(prog="cardinal bench startup", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--warm", type=int, default=3, metavar="N", help="warm starts to measure (default 3)")
+    ap.add_argument("--cold", type=int, default=1, metavar="N", help="cold starts to measure (default 1)")
+    ap.add_argument("--variant", default=None, help="send UCI_Variant before isready (e.g. grand)")
+    ap.add_argument("--cmd", default=None, help="engine command (default: this Python, -m engine)")
+    ap.add_argument("--json", default=None, metavar="FILE")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args(argv)
+    if a.warm < 0 or a.cold < 0 or a.warm + a.cold == 0:
+        print("error: need at least one run (--warm N / --cold N)", file=sys.stderr)
+        return 2
+    cmd = shlex.split(a.cmd) if a.cmd else [sys.executable, "-m", "engine"]
+    log = (lambda s: print(s, file=sys.stderr)) if a.verbose else None
+    try:
+        results = run(cmd, a.warm, a.cold, a.variant, log)
+    except (RuntimeError, OSError) as e:
+        print(f"error: {shlex.join(cmd)}: {e}", file=sys.stderr)
+        return 1
+    rows = summarise(results)
+    print(f"{'start':<6} {'answer':<8} {'runs':>4} {'median s':>9} {'min s':>7} {'max s':>7}")
+    for r in rows:
+        print(f"{r['start']:<6} {r['answer']:<8} {r['runs']:>4} {r['median_s']:>9.3f} {r['min_s']:>7.3f} "
+              f"{r['max_s']:>7.3f}")
+    if a.json:
+        with open(a.json, "w", encoding="utf-8") as fh:
+            json.dump({"cmd": cmd, "rows": rows, "runs": results}, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

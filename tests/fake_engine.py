@@ -1,0 +1,71 @@
+"""A scripted fake engine for the match-runner tests: ``python fake_engine.py MODE``.
+
+UCI modes (answer the handshake normally unless said otherwise):
+  illegal   on ``go`` answer ``bestmove e1e8`` (never legal at the start)
+  none      on ``go`` answer ``bestmove (none)``
+  crash     on ``go`` exit with status 3
+  slow      on ``go`` sleep 1.5 s, then ``bestmove e2e4``
+  silent    never write anything (no ``uciok``); with FAKE_PIDFILE set, first start a
+            grandchild ``sleep 300`` and write its pid there (process-group test)
+  noready   ``uciok`` but never ``readyok``
+  novariant ``uciok`` without a UCI_Variant option
+XBoard modes (``protover 2`` -> features with usermove=1 ping=1):
+  xb-claim  answer every ``usermove`` with ``Illegal move: M``; plays e7e5/g8f6 as Black
+  xb-resign on ``go`` or ``usermove`` answer ``resign``
+"""
+import os
+import subprocess
+import sys
+import time
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "illegal"
+
+
+def out(s):
+    sys.stdout.write(s + "\n")
+    sys.stdout.flush()
+
+
+if mode == "silent" and os.environ.get("FAKE_PIDFILE"):
+    child = subprocess.Popen(["sleep", "300"])
+    with open(os.environ["FAKE_PIDFILE"], "w") as fh:
+        fh.write(str(child.pid))
+
+black_moves = iter(["e7e5", "g8f6", "b8c6", "f8c5"])
+for line in sys.stdin:
+    tok = line.split()
+    if not tok or mode == "silent":
+        continue
+    cmd = tok[0]
+    if cmd == "quit":
+        break
+    if cmd == "uci":
+        out("id name Fake " + mode)
+        if mode != "novariant":
+            out("option name UCI_Variant type combo default chess var chess var standard")
+        out("uciok")
+    elif cmd == "isready":
+        if mode != "noready":
+            out("readyok")
+    elif cmd == "protover":
+        out('feature done=0')
+        out('feature myname="Fake ' + mode + '" ping=1 usermove=1 setboard=1 variants="normal"')
+        out('feature done=1')
+    elif cmd == "ping":
+        out("pong " + tok[1])
+    elif cmd == "go" and mode in ("illegal", "none", "crash", "slow"):
+        if mode == "illegal":
+            out("bestmove e1e8")
+        elif mode == "none":
+            out("bestmove (none)")
+        elif mode == "crash":
+            sys.exit(3)
+        else:
+            time.sleep(1.5)
+            out("bestmove e2e4")
+    elif mode == "xb-claim" and cmd == "usermove":
+        out("Illegal move: " + tok[1])
+    elif mode == "xb-claim" and cmd == "go":
+        out("move " + next(black_moves))
+    elif mode == "xb-resign" and cmd in ("go", "usermove"):
+        out("resign")

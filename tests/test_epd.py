@@ -1,0 +1,75 @@
+"""``cardinal bench epd`` and the shipped suites in bench/suites/."""
+import json
+import os
+
+import pytest
+
+from bench import epd as E
+
+SUITES = {v: os.path.join(E.SUITES_DIR, v + ".epd") for v in E.VARIANTS}
+
+
+def test_parse_epd_line_ops_and_counters():
+    e = E.parse_epd_line('2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6 Qh4; am Qe1; '
+                         'id "WAC 001; quoted";', 3)
+    assert e.fen.endswith(" w - - 0 1")
+    assert e.ops["bm"] == ["Qg6", "Qh4"] and e.ops["am"] == ["Qe1"] and e.id == "WAC 001; quoted"
+    e = E.parse_epd_line("8/8/8/8/8/8/8/K1k5 w - - 12 40 bm Kb1;", 1)
+    assert e.fen == "8/8/8/8/8/8/8/K1k5 w - - 12 40"
+    e = E.parse_epd_line("8/8/8/8/8/8/8/K1k5 b - - hmvc 7; fmvn 30;", 1)
+    assert e.fen.endswith(" b - - 7 30") and e.id == "line 1"
+    assert E.parse_epd_line("   # comment", 1) is None
+    with pytest.raises(ValueError):
+        E.parse_epd_line("8/8/8 w", 1)
+    with pytest.raises(ValueError):
+        E.parse_epd_line('8/8/8/8/8/8/8/K1k5 w - - id "open', 1)
+
+
+@pytest.mark.parametrize("variant", E.VARIANTS)
+def test_shipped_suites_are_legal_positions_with_legal_ops(variant):
+    from engine.position import Position
+    entries = E.load_suite(SUITES[variant])
+    assert len(entries) >= 8
+    ids = set()
+    for e in entries:
+        pos = Position.from_fen(e.fen, variant)
+        assert pos.status() == "ongoing" and not pos.warnings, e.id
+        assert e.ops.get("bm") or e.ops.get("am"), e.id
+        E.resolve(pos, e.ops.get("bm", []) + e.ops.get("am", []))     # raises if a move is unknown/illegal
+        assert e.id not in ids
+        ids.add(e.id)
+
+
+def test_knightrelay_mates_are_mates_and_complete():
+    from engine.position import Position
+    from bench.suites.generate import mates_in_one, mates_in_two
+    kinds = set()
+    for e in E.load_suite(SUITES["knightrelay"]):
+        kind = " ".join(e.ops.get("c0", []))
+        pos = Position.from_fen(e.fen, "knightrelay")
+        want = set(E.resolve(pos, e.ops["bm"]))
+        if kind == "mate in 1":
+            assert set(mates_in_one(pos)) == want, e.id
+        elif kind == "mate in 2":
+            assert not mates_in_one(pos) and set(mates_in_two(pos)) == want, e.id
+        kinds.add(kind)
+    assert kinds == {"mate in 1", "mate in 2"}
+
+
+def test_bench_epd_cli_with_cardinal(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    rc = E.main(["knightrelay", "--movetime", "200", "--no-progress", "--json", str(out)])
+    assert rc == 0
+    table = capsys.readouterr().out
+    assert "solved" in table and "KR.001" in table
+    data = json.loads(out.read_text())
+    assert data["variant"] == "knightrelay" and data["total"] == len(data["positions"]) >= 8
+    assert data["solved"] >= data["total"] - 2     # mates in 1: the search must find nearly all
+
+
+def test_bench_epd_bad_input(tmp_path, capsys):
+    assert E.main([str(tmp_path / "nope.epd")]) == 2
+    bad = tmp_path / "bad.epd"
+    bad.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Ke4;\n")
+    assert E.main([str(bad), "--movetime", "50", "--no-progress"]) == 2
+    assert "Ke4" in capsys.readouterr().err

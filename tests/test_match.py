@@ -1,0 +1,417 @@
+"""The match runner (bench/match.py) with real Debian engines and scripted fake engines.
+
+Real engines: Fairy-Stockfish (UCI) and Sjaak II (XBoard) from /usr/games or PATH;
+those tests skip when the binaries are missing (and fail under CI=true).
+"""
+import io
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bench import match as M
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+FAKE = os.path.join(HERE, "fake_engine.py")
+
+
+def _find(name):
+    return shutil.which(name) or shutil.which(name, path="/usr/games")
+
+
+FSF = _find("fairy-stockfish")
+SJAAK = _find("sjaakii")
+
+
+def _need(path, name):
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{name} is not installed (CI must apt-get install it)")
+        pytest.skip(f"{name} not installed (apt-get install {name}; looked on PATH and in /usr/games)")
+    return path
+
+
+def fsf_spec(name="FSF"):
+    return f"cmd={_need(FSF, 'fairy-stockfish')} proto=uci name={name}"
+
+
+def fake_spec(mode, proto="uci"):
+    return f"cmd='{sys.executable} {FAKE} {mode}' proto={proto} name=Fake"
+
+
+def _pid_gone(pid):
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return "\nState:\tZ" in fh.read()      # a zombie is dead
+    except FileNotFoundError:
+        return True
+
+
+def run(argv, tmp_path, name="out.pgn"):
+    """Run main() in-process; returns (status, pgn text, stdout, stderr)."""
+    pgn = tmp_path / name
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        rc = M.main(argv + ["--pgn", str(pgn), "--no-progress"])
+    finally:
+        sys.stdout, sys.stderr = old
+    return rc, (pgn.read_text() if pgn.exists() else ""), out.getvalue(), err.getvalue()
+
+
+def tags_of(pgn_text):
+    games = [g for g in pgn_text.strip().split("\n\n[") if g]
+    out = []
+    for g in games:
+        out.append(dict(re.findall(r'^\[?(\w+) "([^"]*)"\]', g, re.M)))
+    return out
+
+
+# ------------------------------------------------------------------ pure helpers
+def test_engine_spec_parse():
+    s = M.EngineSpec.parse("cmd='python -m engine' proto=xboard name=My\\ Engine option.Hash=64 arg=-x dir=/tmp")
+    assert s.cmd == ["python", "-m", "engine", "-x"] and s.proto == "xboard"
+    assert s.name == "My Engine" and s.options == {"Hash": "64"} and s.dir == "/tmp"
+    for bad in ("proto=uci", "cmd=x proto=cecp", "cmd=x bogus=1", "cmd=x name"):
+        with pytest.raises(ValueError):
+            M.EngineSpec.parse(bad)
+
+
+def test_parse_tc_and_pgn_timecontrol():
+    assert M.parse_tc("5+0.05") == (5.0, 0.05)
+    assert M.parse_tc("40") == (40.0, 0.0)
+    for bad in ("", "abc", "0+1", "5+-1", "40/60"):
+        with pytest.raises(ValueError):
+            M.parse_tc(bad)
+    assert M.Limits(5, 0.05).pgn() == "5+0.05"
+    assert M.Limits(None, 0, movetime=500).pgn() == "0.5/move"
+    assert M.Limits(None, 0, depth=3).pgn() == "inf"
+
+
+@pytest.mark.parametrize("variant", M.VARIANTS)
+def test_builtin_openings_are_legal(variant):
+    from engine.position import Position
+    assert len(M.OPENINGS[variant]) >= 4
+    for line in M.OPENINGS[variant]:
+        pos = Position.from_fen(None, variant)
+        for u in line.split():
+            pos.push_uci(u)       # raises if illegal
+        assert pos.status() == "ongoing"
+
+
+def test_cecp_rank_shift_on_10_rank_boards():
+    g = M.GameState("grand", None)
+    assert g.pos.uci(g.parse("e2e4", zero_based=True)) == "e3e5"       # CECP 0-based -> e3e5
+    assert g.pos.uci(g.parse("e3e5", zero_based=False)) == "e3e5"
+    g.push(g.parse("e3e5", False))
+    assert g.uci0 == ["e2e4"] and g.uci == ["e3e5"]
+    c = M.GameState("chess", None)
+    assert c.pos.uci(c.parse("e2e4", zero_based=True)) == "e2e4"       # 8x8: no shift
+    assert c.pos.uci(c.parse("Nf3", zero_based=False)) == "g1f3"       # SAN fallback
+    with pytest.raises(ValueError):
+        c.parse("(none)", False)
+    with pytest.raises(ValueError):
+        c.parse("e1e8", False)
+
+
+def test_load_openings(tmp_path):
+    f = tmp_path / "o.epd"
+    f.write_text("# comment\n\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"x\";\n")
+    ops = M.load_openings(str(f), "chess")
+    assert len(ops) == 1 and ops[0].fen.split()[1] == "b"
+    f.write_text("not a fen\n")
+    with pytest.raises(ValueError, match="o.epd:1"):
+        M.load_openings(str(f), "chess")
+
+
+# ------------------------------------------------------------------ real engines
+def test_fsf_vs_fsf_chess_pgn_readable_by_python_chess(tmp_path):
+    chess = pytest.importorskip("chess")
+    import chess.pgn
+    rc, pgn, out, err = run(["--engine", fsf_spec("A"), "--engine", fsf_spec("B"), "--depth", "1",
+                             "--games", "2"], tmp_path)
+    assert rc == 0, err
+    assert "Score of A vs B:" in out and "Elo difference:" in out and "LOS:" in out
+    fh = io.StringIO(pgn)
+    seen = 0
+    while True:
+        game = chess.pgn.read_game(fh)
+        if game is None:
+            break
+        seen += 1
+        h = game.headers
+        for t in ("Event", "Site", "Date", "Round", "White", "Black", "Result", "TimeControl",
+                  "Termination", "PlyCount"):
+            assert t in h, t
+        assert "Variant" not in h and "FEN" not in h       # Cute Chess omits them for standard chess
+        assert not game.errors, game.errors
+        board = game.end().board()
+        assert int(h["PlyCount"]) == board.ply()
+        if h["Termination"] == "normal" and h["Result"] != "1/2-1/2":
+            assert board.is_checkmate()
+        assert {h["White"], h["Black"]} == {"A", "B"}
+    assert seen == 2
+    # colours alternate with the same opening
+    t = tags_of(pgn)
+    assert t[0]["White"] == "A" and t[1]["White"] == "B"
+
+
+def test_fsf_vs_sjaak_grand_uci_and_xboard(tmp_path):
+    from engine.position import Position
+    _need(SJAAK, "sjaakii")
+    rc, pgn, out, err = run(["--variant", "grand", "--engine", fsf_spec(),
+                             "--engine", f"cmd={SJAAK} proto=xboard name=Sjaak",
+                             "--tc", "1+0.05", "--games", "2", "--debug"], tmp_path)
+    assert rc == 0, err
+    # the wire: UCI variant + full move list; XBoard variant, level, clocks in cs, 0-based ranks
+    assert "FSF > setoption name UCI_Variant value grand" in err
+    assert "FSF > position startpos moves e3e5 e8e6" in err
+    assert re.search(r"FSF > go wtime \d+ btime \d+ winc 50 binc 50", err)
+    for line in ("Sjaak > variant grand", "Sjaak > level 0 0:01 0.05", "Sjaak > e2e4", "Sjaak > e7e5",
+                 "Sjaak > force", "Sjaak > go", "Sjaak > result "):
+        assert line in err, line
+    assert re.search(r"Sjaak > time \d+\n.*Sjaak > otim \d+", err)
+    assert "Sjaak > usermove" not in err          # Sjaak has no usermove feature: bare moves
+    games = tags_of(pgn)
+    assert len(games) == 2
+    for g in games:
+        assert g["Variant"] == "grand" and g["TimeControl"] == "1+0.05"
+        assert g["Termination"] in ("normal", "time forfeit"), g
+    # replay the SAN of each game with Cardinal's rules
+    for block in re.split(r"\n\n(?=\[Event)", pgn.strip()):
+        movetext = block.split("\n\n", 1)[1]
+        movetext = re.sub(r"\{[^}]*\}", " ", movetext)
+        sans = [w for w in movetext.split() if not re.match(r"^\d+\.+$", w) and w not in
+                ("1-0", "0-1", "1/2-1/2", "*")]
+        pos = Position.from_fen(None, "grand")
+        for s in sans:
+            pos.push(pos.parse_san(s))
+        ply = int(re.search(r'PlyCount "(\d+)"', block).group(1))
+        assert ply == len(sans)
+        res = re.search(r'Result "([^"]+)"', block).group(1)
+        term = re.search(r'Termination "([^"]+)"', block).group(1)
+        if term == "normal" and pos.result() is not None:
+            assert pos.result() == res
+
+
+def test_concurrency_and_rounds(tmp_path):
+    rc, pgn, out, err = run(["--engine", fsf_spec("A"), "--engine", fsf_spec("B"), "--depth", "1",
+                             "--games", "4", "--concurrency", "2"], tmp_path)
+    assert rc == 0, err
+    assert sorted(int(t["Round"]) for t in tags_of(pgn)) == [1, 2, 3, 4]
+    assert ("warning:" in err) == (4 > (os.cpu_count() or 1))     # 4 engine processes
+
+
+def test_fen_openings_file(tmp_path):
+    chess = pytest.importorskip("chess")
+    import chess.pgn
+    f = tmp_path / "open.epd"
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    black_fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    f.write_text(fen + "\n" + black_fen + "\n")
+    rc, pgn, out, err = run(["--engine", fsf_spec("A"), "--engine", fsf_spec("B"), "--depth", "1",
+                             "--games", "4", "--openings", str(f)], tmp_path)
+    assert rc == 0, err
+    fh = io.StringIO(pgn)
+    fens = []
+    for _ in range(4):
+        g = chess.pgn.read_game(fh)
+        assert g.headers["SetUp"] == "1" and not g.errors
+        fens.append(g.headers["FEN"])
+    assert fens[0] == fens[1] and fens[2] == fens[3] and fens[0] != fens[2]
+    assert "1... " in pgn      # black to move in the second opening
+
+
+# ------------------------------------------------------------------ adjudication with fake engines
+def _single(tmp_path, fake_mode, extra=(), first=None, proto="uci"):
+    first = first or fsf_spec()
+    rc, pgn, out, err = run(["--engine", first, "--engine", fake_spec(fake_mode, proto),
+                             "--games", "1", *extra], tmp_path, f"{fake_mode}-{len(os.listdir(tmp_path))}.pgn")
+    t = tags_of(pgn)
+    return rc, t, pgn, err
+
+
+def test_illegal_move_loses(tmp_path):
+    # FSF is White (round 1), the fake plays Black: e1e8 is illegal -> Black loses
+    rc, t, pgn, err = _single(tmp_path, "illegal", ["--depth", "1"])
+    assert rc == 0, err
+    assert t[0]["Result"] == "1-0" and t[0]["Termination"] == "illegal move"
+    assert "Black makes an illegal move: e1e8" in pgn
+    assert "Forfeits: illegal move 1" in run(["--engine", fsf_spec(), "--engine", fake_spec("illegal"),
+                                               "--games", "1", "--depth", "1"], tmp_path, "b.pgn")[2]
+
+
+def test_bestmove_none_is_illegal(tmp_path):
+    rc, t, pgn, err = _single(tmp_path, "none", ["--depth", "1"])
+    assert t[0]["Termination"] == "illegal move" and t[0]["Result"] == "1-0"
+
+
+def test_crash_loses_as_abandoned(tmp_path):
+    rc, t, pgn, err = _single(tmp_path, "crash", ["--depth", "1"])
+    assert rc == 0, err
+    assert t[0]["Result"] == "1-0" and t[0]["Termination"] == "abandoned"
+    assert "Black disconnects" in pgn
+
+
+def test_crashed_engine_is_restarted_for_the_next_game(tmp_path):
+    rc, pgn, out, err = run(["--engine", fsf_spec(), "--engine", fake_spec("crash"), "--games", "2",
+                             "--depth", "1"], tmp_path)
+    assert rc == 0, err
+    t = tags_of(pgn)
+    assert [g["Termination"] for g in t] == ["abandoned", "abandoned"]
+    assert [g["Result"] for g in t] == ["1-0", "0-1"]
+
+
+def test_flag_fall_loses_on_time(tmp_path):
+    rc, t, pgn, err = _single(tmp_path, "slow", ["--tc", "1+0"])
+    assert rc == 0, err
+    assert t[0]["Result"] == "1-0" and t[0]["Termination"] == "time forfeit"
+    assert "Black loses on time" in pgn
+    rc, t, pgn, err = _single(tmp_path, "slow", ["--movetime", "300"])
+    assert t[0]["Termination"] == "time forfeit" and t[0]["TimeControl"] == "0.3/move"
+
+
+def test_xboard_claiming_illegal_loses_and_resign(tmp_path):
+    rc, t, pgn, err = _single(tmp_path, "xb-claim", ["--depth", "1"], proto="xboard")
+    assert rc == 0, err
+    assert t[0]["Result"] == "1-0" and t[0]["Termination"] == "adjudication"
+    rc, t, pgn, err = _single(tmp_path, "xb-resign", ["--depth", "1"], proto="xboard")
+    assert t[0]["Result"] == "1-0" and t[0]["Termination"] == "normal"
+    assert "Black resigns" in pgn
+
+
+def test_nonexistent_command_is_a_clear_error(tmp_path):
+    rc, pgn, out, err = run(["--engine", "cmd=/nonexistent/engine-xyz proto=uci name=Ghost",
+                             "--engine", fake_spec("illegal")], tmp_path)
+    assert rc == 2
+    assert "Ghost" in err and "/nonexistent/engine-xyz" in err and "Traceback" not in err
+    assert not M._LIVE
+
+
+def test_silent_engine_times_out_and_leaves_no_process(tmp_path):
+    pidfile = tmp_path / "pid"
+    os.environ["FAKE_PIDFILE"] = str(pidfile)
+    try:
+        t0 = time.monotonic()
+        rc, pgn, out, err = run(["--engine", fake_spec("illegal"), "--engine",
+                                 f"cmd='{sys.executable} {FAKE} silent' name=Mute",
+                                 "--handshake-timeout", "2", "--debug"], tmp_path)
+    finally:
+        del os.environ["FAKE_PIDFILE"]
+    assert rc == 2 and time.monotonic() - t0 < 15
+    assert "Mute" in err and "uciok" in err
+    pids = [int(p) for p in re.findall(r"started pid (\d+)", err)]
+    assert len(pids) == 2
+    pids.append(int(pidfile.read_text()))           # the fake's own child (same process group)
+    deadline = time.monotonic() + 5
+    while not all(_pid_gone(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert all(_pid_gone(p) for p in pids), pids
+    assert not M._LIVE
+
+
+def test_engine_without_readyok_or_variant(tmp_path):
+    rc, pgn, out, err = run(["--engine", fake_spec("illegal"), "--engine", fake_spec("noready"),
+                             "--ready-timeout", "1"], tmp_path)
+    assert rc == 2 and "readyok" in err
+    rc, pgn, out, err = run(["--variant", "grand", "--engine", fake_spec("illegal"),
+                             "--engine", fake_spec("novariant")], tmp_path)
+    assert rc == 2 and "grand" in err and "support" in err
+
+
+def test_bad_arguments(tmp_path):
+    for argv in (["--games", "0"], ["--tc", "x"], ["--tc", "5", "--movetime", "100"],
+                 ["--engine", "proto=uci"], ["--sprt", "elo0=5", "elo1=0"],
+                 ["--openings", str(tmp_path / "missing.epd")]):
+        rc, pgn, out, err = run(argv, tmp_path)
+        assert rc == 2, argv
+        assert err.startswith("error:"), (argv, err)
+
+
+def test_unwritable_pgn_is_an_error_before_engines_start(tmp_path, capsys):
+    rc = M.main(["--engine", fake_spec("illegal"), "--engine", fake_spec("illegal"), "--no-progress",
+                 "--pgn", str(tmp_path / "no" / "such" / "dir.pgn")])
+    assert rc == 2 and capsys.readouterr().err.startswith("error:")
+    assert not M._LIVE
+
+
+def test_ctrl_c_keeps_pgn_and_kills_engines(tmp_path):
+    fsf = _need(FSF, "fairy-stockfish")
+    pgn = tmp_path / "int.pgn"
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    errf = open(tmp_path / "err.txt", "w+")
+    p = subprocess.Popen([sys.executable, "-m", "engine", "match", "--engine", f"cmd={fsf} name=A",
+                          "--engine", f"cmd={fsf} name=B", "--depth", "3", "--games", "500",
+                          "--pgn", str(pgn), "--no-progress", "--debug"],
+                         stdout=subprocess.PIPE, stderr=errf, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not pgn.exists() or "[Event" not in pgn.read_text()):
+        time.sleep(0.1)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=30)
+    errf.seek(0)
+    err = errf.read()
+    errf.close()
+    assert p.returncode == 130, err[-2000:]
+    text = pgn.read_text()
+    n = text.count("[Event ")
+    assert n >= 1 and text.count("[Result ") == n and text.rstrip().endswith(("1-0", "0-1", "1/2-1/2"))
+    pids = [int(x) for x in re.findall(r"started pid (\d+)", err)]
+    assert len(pids) >= 2
+    time.sleep(0.2)
+    assert all(_pid_gone(x) for x in pids)
+    assert "Score of A vs B" in out
+
+
+def test_sprt_stops_early_and_progress_bar(tmp_path):
+    pgn = tmp_path / "s.pgn"
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        # loose bounds (alpha = beta = 0.45: LLR bounds +/-0.2) decide after a few games
+        rc = M.main(["--engine", fsf_spec("A"), "--engine", fsf_spec("B"), "--depth", "1", "--games", "200",
+                     "--sprt", "elo0=0", "elo1=200", "alpha=0.45", "beta=0.45", "--pgn", str(pgn)])
+    finally:
+        sys.stdout, sys.stderr = old
+    assert rc == 0, err.getvalue()
+    o = out.getvalue()
+    assert re.search(r"SPRT: llr -?\d+\.\d\d \(-0\.20, 0\.20\) \[0, 200\]: H[01] accepted", o), o
+    n = int(re.search(r"Score of A vs B: \d+ - \d+ - \d+ \[[\d.]+\] (\d+)", o).group(1))
+    assert 1 <= n < 200 and pgn.read_text().count("[Event ") >= n
+    assert "A vs B" in err.getvalue() and "game" in err.getvalue()     # the tqdm bar
+
+
+def test_pgn_to_stdout_without_pgn_option():
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        rc = M.main(["--engine", fsf_spec("A"), "--engine", fsf_spec("B"), "--depth", "1", "--games", "2",
+                     "--no-progress"])
+    finally:
+        sys.stdout, sys.stderr = old
+    o = out.getvalue()
+    assert rc == 0 and o.count("[Event ") == 2 and o.index('[Round "1"]') < o.index('[Round "2"]')
+    assert o.index("[Event ") < o.index("Score of A vs B")
+
+
+def test_uci_options_and_per_game_sequence(tmp_path):
+    rc, pgn, out, err = run(["--engine", fsf_spec() + " option.Hash=8 option.Threads=1",
+                             "--engine", fake_spec("illegal"), "--depth", "1", "--games", "1", "--debug"],
+                            tmp_path)
+    assert rc == 0, err
+    lines = [ln.split(" ", 1)[1] for ln in err.splitlines() if " FSF > " in ln]
+    assert lines[:2] == ["FSF > uci", "FSF > setoption name Hash value 8"]
+    i = lines.index("FSF > ucinewgame")
+    assert lines[i - 1] == "FSF > setoption name UCI_Variant value chess"
+    assert lines[i + 1:i + 5] == ["FSF > isready", "FSF > position startpos moves e2e4 e7e5 g1f3 b8c6",
+                                  "FSF > isready", "FSF > go depth 1"]

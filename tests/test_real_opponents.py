@@ -1,0 +1,62 @@
+"""Cardinal against real engines from Debian through the match runner (grand).
+
+2 games against Fairy-Stockfish over UCI and 2 against Sjaak II over XBoard
+(Cardinal itself is driven over UCI in the first match and over XBoard in the
+second), at 2 s + 0.05 s. Asserts zero illegal moves, time losses, crashes and
+stalls by either side. Skips when a binary is missing (outside CI); fails when
+it is missing and CI=true.
+"""
+import os
+import shutil
+import sys
+
+import pytest
+
+from bench import match as M
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FAULTS = {"illegal move", "time forfeit", "abandoned", "stalled connection", "adjudication"}
+
+
+def _binary(name):
+    path = shutil.which(name) or shutil.which(name, path="/usr/games")
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{name} is not installed; .ci/run installs it with apt-get")
+        pytest.skip(f"{name} not installed (apt-get install {name}; looked on PATH and in /usr/games)")
+    return path
+
+
+def _cardinal(proto):
+    spec = M.EngineSpec.cardinal()
+    spec.proto = proto
+    return spec
+
+
+def _play(opponent: M.EngineSpec, cardinal_proto: str, tmp_path):
+    cfg = M.MatchConfig(engines=[_cardinal(cardinal_proto), opponent], variant="grand", games=2,
+                        limits=M.Limits(2.0, 0.05), pgn_path=str(tmp_path / "games.pgn"),
+                        progress=False, ready_timeout=120.0, handshake_timeout=120.0)
+    res = M.run_match(cfg)
+    assert res.error is None and not res.interrupted
+    assert len(res.games) == 2
+    bad = [(g.round, g.termination, g.reason) for g in res.games if g.termination in FAULTS]
+    assert not bad, bad
+    for g in res.games:
+        assert g.termination == "normal" and g.result in ("1-0", "0-1", "1/2-1/2")
+        assert g.plies > 8
+    text = (tmp_path / "games.pgn").read_text()
+    assert text.count('[Variant "grand"]') == 2
+    return res
+
+
+def test_cardinal_vs_fairy_stockfish_uci(tmp_path):
+    fsf = _binary("fairy-stockfish")
+    res = _play(M.EngineSpec(cmd=[fsf], proto="uci", name="Fairy-Stockfish"), "uci", tmp_path)
+    print(res.score_line())
+
+
+def test_cardinal_vs_sjaak_xboard(tmp_path):
+    sjaak = _binary("sjaakii")
+    res = _play(M.EngineSpec(cmd=[sjaak], proto="xboard", name="Sjaak II"), "xboard", tmp_path)
+    print(res.score_line())
