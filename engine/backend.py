@@ -21,7 +21,6 @@ and :meth:`start_search` falls back to the first legal move with an
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 import threading
 import time
 
@@ -37,22 +36,6 @@ OVERHEAD_MIN, OVERHEAD_MAX, OVERHEAD_DEFAULT = 0, 5000, 100
 # and a Python engine loses tens of ms to pipes and thread wake-ups (../shared/PROTOCOLS.md 1.2).
 MULTIPV_MIN, MULTIPV_MAX = 1, 5
 STOP_TIMEOUT = 10.0   # s to wait for on_done after stop() before giving up on a search
-
-
-@dataclass
-class FallbackLimits:
-    """Same fields as ``search.driver.Limits`` (ms), used only when that module is missing."""
-    wtime: int | None = None
-    btime: int | None = None
-    winc: int = 0
-    binc: int = 0
-    movestogo: int | None = None
-    movetime: int | None = None
-    depth: int | None = None
-    nodes: int | None = None
-    mate: int | None = None
-    infinite: bool = False
-    ponder: bool = False
 
 
 def canonical_variant(name: str) -> str | None:
@@ -189,12 +172,8 @@ class Backend:
         s.start(pos, limits, on_info, on_done)
 
     def make_limits(self, **kw):
-        """A :class:`search.driver.Limits` (times in ms), or a stand-in with the same
-        fields when the search module is missing (the fallback move needs none)."""
-        try:
-            from search.driver import Limits
-        except ImportError:
-            Limits = FallbackLimits
+        """A :class:`search.limits.Limits` (times in ms)."""
+        from search.limits import Limits
         return Limits(**kw)
 
     def out_error(self, msg: str) -> None:

@@ -1,6 +1,6 @@
 """Search driver: iterative deepening in Python around the numba search (one call per iteration).
 
-Public API (contract in notes/common.md): :class:`Limits`, :class:`Searcher`.
+Public API: :class:`Limits`, :class:`Searcher`.
 
 Threads: :meth:`Searcher.start` runs the search in a worker thread; a watcher
 thread sets the shared stop flag at the hard deadline (numba releases the GIL,
@@ -13,29 +13,15 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
 from engine import layout as L
+from .limits import Limits  # noqa: F401  (re-exported: search.driver.Limits is the public name)
 
 MAX_MULTIPV = 5
 
 
-@dataclass
-class Limits:
-    """Search limits; all times in milliseconds (UCI ``go`` parameters)."""
-    wtime: int | None = None
-    btime: int | None = None
-    winc: int = 0
-    binc: int = 0
-    movestogo: int | None = None
-    movetime: int | None = None
-    depth: int | None = None
-    nodes: int | None = None
-    mate: int | None = None     # mate in N moves
-    infinite: bool = False
-    ponder: bool = False
 
 
 class SearchState:
@@ -188,12 +174,15 @@ class Searcher:
             self._set_deadlines(limits)
         self._progress = None
         work = pos.copy()
-        self._thread = threading.Thread(target=self._run, args=(work, limits, on_info, on_done, done),
-                                        name="cardinal-search", daemon=True)
-        self._watch = threading.Thread(target=self._watcher, args=(on_info, done), name="cardinal-watch",
-                                       daemon=True)
-        self._thread.start()
-        self._watch.start()
+        # Locals, not attributes, are started: a fast search whose on_done starts the next
+        # search replaces self._thread/self._watch before this call returns.
+        worker = threading.Thread(target=self._run, args=(work, limits, on_info, on_done, done),
+                                  name="cardinal-search", daemon=True)
+        watch = threading.Thread(target=self._watcher, args=(on_info, done), name="cardinal-watch",
+                                 daemon=True)
+        self._thread, self._watch = worker, watch
+        watch.start()
+        worker.start()
 
     # ------------------------------------------------------------ internals
     def _set_deadlines(self, limits):
