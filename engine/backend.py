@@ -138,6 +138,22 @@ class Backend:
         """Clear the hash table before the next search (ucinewgame, Clear Hash, new)."""
         self._clear_pending = True
 
+    def apply_pending(self) -> None:
+        """Resize/clear the hash now if a change is pending and no search runs.
+
+        Called on ``isready``/``ping``/``ucinewgame``/``new``, so that clearing a
+        large table (about 0.5 s per GiB) is not charged to the engine's clock at
+        the next ``go``.
+        """
+        s = self.searcher
+        if s is None or getattr(s, "running", False):
+            return
+        try:
+            self._apply_options(s)
+        except Exception as e:
+            log_exception("applying options")
+            self.out_error(f"option not applied: {e}")
+
     def _apply_options(self, s) -> None:
         if self._applied_hash != self.hash_mb:
             s.resize_hash(self.hash_mb)

@@ -1,6 +1,6 @@
-"""The ``cardinal`` command (also ``python -m engine``).
+"""The `cardinal` command (also `python -m engine`).
 
-Sub-commands::
+Sub-commands:
 
     cardinal                      protocol loop on stdin/stdout (UCI or XBoard, chosen by the first command)
     cardinal perft DEPTH [--variant V] [--fen FEN] [--divide]
@@ -10,13 +10,16 @@ Sub-commands::
     cardinal warmup                              compile and cache every numba function
 
 Heavy imports (numpy, numba) happen inside the sub-commands, so the protocol
-loop can answer ``uci`` before numba is loaded. Errors in user input print one
+loop can answer `uci` before numba is loaded. Errors in user input print one
 line to stderr and exit with status 2 (no traceback).
 """
 from __future__ import annotations
 
 import argparse
 import sys
+
+
+MAX_PERFT_DEPTH = 20   # deeper runs never finish from any real position
 
 
 def _perft(argv) -> int:
@@ -36,8 +39,8 @@ def _perft(argv) -> int:
         return 2
     for w in pos.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    if a.depth < 1:
-        print("error: depth must be at least 1", file=sys.stderr)
+    if not 1 <= a.depth <= MAX_PERFT_DEPTH:
+        print(f"error: depth must be 1..{MAX_PERFT_DEPTH}", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
     if a.divide:

@@ -48,7 +48,7 @@ def san(pos, move: int, legal: list[int] | None = None) -> str:
             else:
                 text += name
         text += ("x" if capture else "") + square_name(to)
-    pos.push(move)
+    pos._push(move)
     try:
         if pos.is_check():
             text += "#" if not pos.legal_moves() else "+"

@@ -23,6 +23,8 @@ from variants import get as get_variant
 from variants.compile import compile_variant
 
 _ZOB = G.zobrist_table()
+REBASE_KEEP = 1024   # plies of history kept by Position._rebase
+MAX_COUNTER = 1_000_000   # largest accepted FEN move counter
 _MOVE_RE = re.compile(r"^([a-j])(\d{1,2})([a-j])(\d{1,2})([a-z]?)$")
 
 
@@ -77,6 +79,8 @@ class Position:
             raise FenError(f"castling field: {castling!r} is malformed")
         if not _INT_OK(half) or not _INT_OK(full):
             raise FenError(f"move counters: {half!r} {full!r} are not numbers")
+        if int(half) > MAX_COUNTER or int(full) > MAX_COUNTER:
+            raise FenError(f"move counters: {half!r} {full!r} out of range (at most {MAX_COUNTER})")
         st = np.zeros(L.S_SIZE, dtype=np.int64)
         kings = {0: [], 1: []}
         for f in range(v.width):
@@ -213,7 +217,13 @@ class Position:
 
     # ------------------------------------------------------------------ moves
     def push(self, move: int) -> None:
-        """Play a move (must be legal: use :meth:`parse_uci` for untrusted input)."""
+        """Play a legal move. Raises ``ValueError`` if ``move`` is not legal here
+        (use :meth:`parse_uci` / :meth:`parse_san` to read moves from text)."""
+        if move not in self.legal_moves():
+            raise ValueError(f"move {move!r} is not legal in {self.fen()}")
+        self._push(move)
+
+    def _push(self, move: int) -> None:
         if self.ply >= L.MAX_GAME_PLIES - 300:
             self._rebase()
         G.make_move(self.board, self.st, self.stack, self.hist, self.vt, self.zob, move)
@@ -227,8 +237,12 @@ class Position:
         return self.move_stack.pop()
 
     def _rebase(self) -> None:
-        """Keep only the history that repetition can still need (very long games)."""
-        keep = int(min(self.st[L.S_HALFMOVE], self.ply))
+        """Keep only the history that repetition can still need (very long games).
+
+        At most ``REBASE_KEEP`` plies are kept, so the undo stack never overflows
+        even when the 50-move counter runs far past 100 (a GUI may play on);
+        repetitions older than that are no longer seen."""
+        keep = int(min(self.st[L.S_HALFMOVE], self.ply, REBASE_KEEP))
         ply = self.ply
         self.hist[: keep + 1] = self.hist[ply - keep: ply + 1].copy()
         self.stack[:keep] = self.stack[ply - keep: ply].copy()
@@ -274,13 +288,65 @@ class Position:
     def push_uci(self, text: str, zero_based: bool = False) -> int:
         """Parse and play a coordinate move; returns it. Raises ``ValueError`` if illegal."""
         mv = self.parse_uci(text, zero_based)
-        self.push(mv)
+        self._push(mv)
         return mv
 
+    def push_gui_move(self, text: str, zero_based: bool = False) -> tuple[int, str | None]:
+        """Play a move received from a GUI; returns ``(move, warning)``.
+
+        Like :meth:`push_uci`, except in variants with relay: Cute Chess 1.5 does
+        not count relayed knight attacks in its check tests (knightrelay.md,
+        "Reference implementation"), so its games contain moves that leave or put
+        the mover's king under a relayed attack, or castle through one. Such a
+        move is played, with a warning as second element; the side not to move is
+        then in check, and the search answers by capturing the king. Raises
+        ``ValueError`` for anything else that is not legal.
+        """
+        try:
+            return self.push_uci(text, zero_based), None
+        except ValueError as err:
+            if not self.variant.relay:
+                raise
+            mv = self._relay_blind_move(text, zero_based)
+            if mv is None:
+                raise err from None
+        self._push(mv)
+        return mv, (f"move {text} leaves a king under a relayed knight attack (illegal by the rules; "
+                    f"accepted because Cute Chess 1.5 ignores relayed checks)")
+
+    def _relay_blind_move(self, text: str, zero_based: bool) -> int | None:
+        """The move ``text`` if it is legal when relayed attacks are ignored in check
+        tests (relayed moves still exist), else None."""
+        m = _MOVE_RE.match(text.strip().lower().replace("=", ""))
+        if not m:
+            return None
+        w, h = self.variant.width, self.variant.height
+        try:
+            frm = F.parse_square(m.group(1) + m.group(2), w, h, zero_based)
+            to = F.parse_square(m.group(3) + m.group(4), w, h, zero_based)
+        except ValueError:
+            return None
+        promo = L.TYPE_LETTERS.index(m.group(5).upper()) if m.group(5) and m.group(5).upper() in L.TYPE_LETTERS else 0
+        blind = self.vt.copy()
+        blind[L.V_FLAGS] &= ~L.VF_RELAY
+        cands = set()
+        for vt in (self.vt, blind):   # relayed moves need vt; castling through relayed attacks needs blind
+            n = G.gen_pseudo(self.board, self.st, vt, self.buf, 0, G.GEN_ALL)
+            cands.update(int(x) for x in self.buf[:n])
+        for mv in cands:
+            if L.move_from(mv) == frm and L.move_to(mv) == to and L.move_promo(mv) == promo:
+                if (int(self.board[to]) & 15) != L.KING and G._legal_slow(self.board, self.st, blind, mv):
+                    return mv
+        return None
+
     def san(self, move: int) -> str:
-        """Standard algebraic notation of a legal move (see :mod:`engine.notation`)."""
+        """Standard algebraic notation of a legal move (see :mod:`engine.notation`).
+        Raises ``ValueError`` if ``move`` is not legal here."""
         from .notation import san
-        return san(self, move)
+        legal = self.legal_moves()
+        if move not in legal:
+            raise ValueError(f"move {move!r} is not legal in {self.fen()}")
+        return san(self, move, legal)
 
     def parse_san(self, text: str) -> int:
         """The legal move written in SAN (or coordinates). Raises ``ValueError``."""
@@ -300,7 +366,7 @@ class Position:
         out = []
         buf = self._perft_buf(depth)
         for mv in self.legal_moves():
-            self.push(mv)
+            self._push(mv)
             n = 1 if depth <= 1 else int(G.perft(self.board, self.st, self.stack, self.hist, self.vt,
                                                 self.zob, depth - 1, buf, 0))
             self.pop()

@@ -164,6 +164,7 @@ class UCIHandler:
             return
         if self.backend.core_error:
             self.error(self.backend.core_error)
+        self.backend.apply_pending()   # a pending hash resize/clear happens now, not inside the next go
         self.out.send("readyok")
 
     def cmd_setoption(self, args) -> None:
@@ -204,6 +205,7 @@ class UCIHandler:
 
     def cmd_ucinewgame(self, args) -> None:
         self.backend.request_clear()
+        self.backend.apply_pending()
         self.pos = None
 
     def cmd_position(self, args) -> None:
@@ -231,9 +233,11 @@ class UCIHandler:
             raise UCIError("position: expected 'startpos' or 'fen <FEN>' before 'moves'")
         for k, mv in enumerate(moves):
             try:
-                pos.push_uci(mv)
+                _, warning = pos.push_gui_move(mv)
             except ValueError as e:
                 raise UCIError(f"move {k + 1} ({clean(mv, 20)}): {e}; position unchanged") from None
+            if warning:
+                pos.warnings.append(warning)
         for w in pos.warnings:
             self.out.send(f"info string warning: {w}")
         self.pos = pos

@@ -144,8 +144,10 @@ class XBoardHandler:
         if s is not None:
             kind = s["kind"]
             if kind == "move":
-                if cmd == "ping":
-                    self.deferred.append(line)        # pong after the move (CECP: ping while on move)
+                if cmd == "ping" or (self.deferred and cmd not in ("?", "quit")):
+                    # pong after the move (CECP: ping while on move); a ping is a barrier, so
+                    # later commands (except '?' and quit) wait behind it, in order
+                    self.deferred.append(line)
                     return True
                 if cmd == "go":
                     return True                       # already thinking
@@ -189,8 +191,12 @@ class XBoardHandler:
             self.out.send(f"Error (internal error): {clean(payload)}")
 
     def shutdown(self) -> None:
-        if self.search is not None:
-            self.search["discard"] = True
+        s = self.search
+        if s is not None and s["kind"] == "move" and not s["discard"]:
+            self.cmd_movenow([])       # end of input while on move: the move still goes out (as UCI's bestmove)
+            s = self.search
+        if s is not None:
+            s["discard"] = True
             self.backend.stop()
 
     def _position(self):
@@ -250,7 +256,7 @@ class XBoardHandler:
     def _flush_deferred(self) -> None:
         pending, self.deferred = self.deferred, []
         for line in pending:
-            self.dispatch(line, line.split())
+            self.handle(line)   # the same rules as when read (a new search may defer again)
 
     def event(self, payload):
         if not (isinstance(payload, tuple) and payload and payload[0] == "done"):
@@ -376,6 +382,7 @@ class XBoardHandler:
         self.st_ms = None
         self.my_time = self.opp_time = None
         self.backend.request_clear()
+        self.backend.apply_pending()
 
     def cmd_variant(self, args) -> None:
         if len(args) != 1:
@@ -405,11 +412,12 @@ class XBoardHandler:
             raise XBError("expected one move")
         pos = self._position()
         try:
-            mv = pos.parse_uci(args[0], self.zero_based)
+            mv, warning = pos.push_gui_move(args[0], self.zero_based)
         except ValueError:
             self.out.send(f"Illegal move: {clean(args[0], 40)}")
             return
-        pos.push(mv)
+        if warning:
+            self.out.send(f"# warning: {clean(warning)}")
         if self.analyzing or self.force:
             return
         if self.claim_if_over(pos):
@@ -474,6 +482,8 @@ class XBoardHandler:
         if len(args) != 1:
             raise XBError("expected ping N")
         self.backend.wait_ready()      # pong means "ready to play": not before the warm-up is done
+        if self.search is None:
+            self.backend.apply_pending()   # hash resize/clear now, not charged to the next move
         self.out.send(f"pong {clean(args[0], 40)}")
 
     def cmd_movenow(self, args) -> None:

@@ -78,6 +78,7 @@ def test_perft_knightrelay_fen():
     ("chess", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1", "en-passant"),
     ("knightrelay", "4k3/8/8/8/8/8/8/4K2P w - - 0 1", "pawn"),
     ("chess", "8/8/8/8/8/8/8/4K3 w - - 0 1", "king"),
+    ("chess", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 99999999999999999999 1", "counters"),
 ])
 def test_malformed_fen_exits_2_with_one_line(variant, fen, field):
     r = run("perft", "2", "--variant", variant, "--fen", fen)
@@ -90,7 +91,7 @@ def test_malformed_fen_exits_2_with_one_line(variant, fen, field):
 
 
 def test_bad_variant_and_depth_exit_2():
-    for args in (("perft", "2", "--variant", "shogi"), ("perft", "0")):
+    for args in (("perft", "2", "--variant", "shogi"), ("perft", "0"), ("perft", "99")):
         r = run(*args)
         assert r.returncode == 2
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr

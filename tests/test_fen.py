@@ -168,6 +168,7 @@ BAD = [
     ("chess", CHESS_BOARD + " w KQkq - x 1", ["counters"]),
     ("chess", CHESS_BOARD + " w KQkq - 0 y", ["counters"]),
     ("chess", CHESS_BOARD + " w KQkq - 0 1 5", ["too many fields"]),
+    ("chess", CHESS_BOARD + " w KQkq - 99999999999999999999 1", ["counters", "range"]),
 ]
 
 

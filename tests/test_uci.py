@@ -168,6 +168,52 @@ def test_knightrelay_position_fen(eng):
     assert best in legal("knightrelay", "4k3/8/3R4/1N6/8/8/8/4K3 b - - 0 1", ["e8e7"])
 
 
+def test_knightrelay_cutechess_move_into_relayed_check_is_accepted(eng):
+    """Cute Chess 1.5 ignores relayed checks, so its move lists can hold a king move into a
+    relayed attack (knightrelay.md, "Reference implementation"): the move is accepted with a
+    warning and the answer captures the king, rather than rejecting the whole position."""
+    e = eng
+    e.send("setoption name UCI_Variant value knightrelay", "ucinewgame",
+           "position fen 8/4k3/3R4/1N6/8/8/8/4K3 b - - 0 1 moves e7e8", "go depth 3")
+    lines = e.expect(r"bestmove .*", 30)
+    assert any(ln.startswith("info string warning:") and "e7e8" in ln for ln in lines), lines
+    assert bestmove(lines)[0] == "d6e8"          # the relayed rook jump takes the king
+    # a move that is illegal under every reading is still rejected
+    e.send("position fen 8/4k3/3R4/1N6/8/8/8/4K3 b - - 0 1 moves e7e5")
+    lines = sync(e)
+    assert any(ln.startswith("info string error:") for ln in lines), lines
+
+
+def test_ucinewgame_clears_the_hash_before_readyok():
+    """The hash is cleared by ucinewgame/isready, not inside the next go (where it costs clock)."""
+    import io
+    from engine.protocol import run
+    calls = []
+    out = io.StringIO()
+
+    class Recording(FakeSearcher):   # notes each call with the number of readyok lines written so far
+        def clear_hash(self):
+            calls.append(("clear", out.getvalue().count("readyok")))
+
+        def start(self, pos, limits, on_info, on_done):
+            calls.append(("go", out.getvalue().count("readyok")))
+            super().start(pos, limits, on_info, on_done)
+
+    inp = io.BytesIO(b"uci\nisready\nucinewgame\nisready\nposition startpos\ngo depth 1\nquit\n")
+    assert run(stdin=inp, stdout=out, searcher_factory=lambda hash_mb: Recording(hash_mb)) == 0
+    assert calls == [("clear", 1), ("go", 2)], calls   # cleared before the second readyok
+
+
+def test_game_longer_than_the_undo_stack(eng):
+    """2,100 plies of knight shuffles (more than the 2,048-entry undo stack) stay playable."""
+    e = eng
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"]
+    moves = " ".join(shuffle[i % 4] for i in range(2100))
+    e.send("setoption name UCI_Variant value chess", "ucinewgame", f"position startpos moves {moves}", "go depth 2")
+    best, _ = bestmove(e.expect(r"bestmove .*", 60))
+    assert best in legal("chess", None, [])
+
+
 @pytest.mark.parametrize("variant,fen,depth,expected", [
     ("chess", None, 2, 400),
     ("grand", None, 2, 4225),

@@ -196,9 +196,12 @@ def test_ping_waits_for_move_and_question_mark_moves_now(eng):
 
 def test_force_during_thinking_drops_the_move(eng):
     e = eng
+    # `force` while thinking on move stops the search and drops its move. (A `ping` sent
+    # before the `force` would be a barrier: CECP answers it only after the move, see
+    # test_ping_while_on_move_is_a_barrier.)
     e.send("new", "force", "st 30", "go")
     time.sleep(0.3)
-    e.send("ping 72", "force")
+    e.send("force", "ping 72")
     lines = e.expect("pong 72", 5)
     assert not any(ln.startswith("move ") for ln in lines)
     lines = sync(e)
@@ -375,3 +378,30 @@ def test_level_time_maps_to_clock(eng):
     e.send("go")
     move_of(e.expect(r"move .*", 5))
     assert time.monotonic() - t0 < 1.5          # 2 s for 40 moves: well under a second per move
+
+
+def test_ping_while_on_move_is_a_barrier():
+    """A ping while the engine thinks on move is answered after the move, and commands sent
+    after the ping (here ``force``) wait behind it: the move is not dropped."""
+    with EngineProcess() as e:
+        e.send("xboard", "protover 2")
+        e.expect("feature done=1", READY_TIMEOUT)
+        e.send("new", "st 0.3", "go", "ping 7", "force", "ping 8")
+        lines = e.expect("pong 8", 30)
+        moves = [ln for ln in lines if ln.startswith("move ")]
+        assert len(moves) == 1, lines
+        assert lines.index(moves[0]) < lines.index("pong 7") < lines.index("pong 8")
+
+
+def test_knightrelay_usermove_into_relayed_check_from_cutechess(eng):
+    """Cute Chess 1.5 sends king moves into relayed attacks: accepted with a '#' warning (never
+    'Illegal move', which forfeits the game), and the engine captures the king."""
+    e = eng
+    e.send("new", "variant knightrelay", "force", "setboard 8/4k3/3R4/1N6/8/8/8/4K3 b - - 0 1",
+           "usermove e7e8", "go")
+    lines = e.expect(r"move \S+", 30)
+    assert not any(ln.startswith("Illegal move") for ln in lines), lines
+    assert any(ln.startswith("# warning") for ln in lines), lines
+    assert lines[-1] == "move d6e8"
+    e.send("force")
+    sync(e)

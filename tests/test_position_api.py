@@ -1,0 +1,46 @@
+"""The Python API refuses bad input cleanly and survives very long games."""
+import pytest
+
+from engine.position import Position
+
+
+def test_push_rejects_a_move_that_is_not_legal():
+    pos = Position.from_fen(variant="grand")
+    pos.push_uci("e3e5")
+    before = pos.fen()
+    for bad in (123456789, -1, 0):
+        with pytest.raises(ValueError):
+            pos.push(bad)
+        with pytest.raises(ValueError):
+            pos.san(bad)
+    assert pos.fen() == before
+
+
+def test_game_longer_than_the_undo_stack():
+    """2,100 plies without a capture or pawn move (the undo stack holds 2,048): no crash,
+    status and FEN stay right, and recent repetitions are still seen."""
+    pos = Position.from_fen()
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"]
+    for i in range(2100):
+        pos.push_uci(shuffle[i % 4])
+    assert pos.fen().split()[:4] == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -".split()
+    assert pos.status() == "fifty"
+    assert pos.perft(2) == 400
+    pos.pop()
+    pos.push_uci("f6g8")
+
+
+def test_gui_move_leniency_is_only_for_relayed_checks():
+    """push_gui_move accepts a move that is illegal only because of a relayed attack
+    (Cute Chess 1.5's knightrelay rules), and nothing else."""
+    pos = Position.from_fen("8/4k3/3R4/1N6/8/8/8/4K3 b - - 0 1", "knightrelay")
+    with pytest.raises(ValueError):
+        pos.push_uci("e7e8")                     # into the relayed rook's knight jump
+    mv, warning = pos.push_gui_move("e7e8")
+    assert warning and pos.opponent_in_check()
+    chess = Position.from_fen("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1")
+    with pytest.raises(ValueError):
+        chess.push_gui_move("e8e7")              # a plain illegal move is refused in every variant
+    relay = Position.from_fen("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1", "knightrelay")
+    with pytest.raises(ValueError):
+        relay.push_gui_move("e8e7")              # attacked by the rook itself: refused
