@@ -2,9 +2,10 @@
 
 For each run a fresh engine process is started (``python -m engine``); the
 clock starts just before the process is spawned. Measured: time to ``uciok``
-after ``uci`` is written at once, and time to ``readyok`` for an ``isready``
+after ``uci`` is written at once, time to ``readyok`` for an ``isready``
 written right after ``uciok`` (GUIs do the same: Cute Chess allows 35 s and
-15 s). *Warm* uses the normal numba cache (populated by a first, unmeasured
+15 s), and time to the first ``bestmove`` for ``position startpos`` +
+``go movetime 300`` sent after ``readyok``. *Warm* uses the normal numba cache (populated by a first, unmeasured
 run); *cold* gives each run its own empty ``NUMBA_CACHE_DIR`` (a new temporary
 directory), so every numba function is compiled again. Prints a table (median,
 min, max in seconds) and can write JSON (``--json FILE``).
@@ -30,7 +31,7 @@ def _root() -> str:
 
 
 def measure_once(cmd: list[str], env: dict, variant: str | None = None) -> dict:
-    """One start: {'uciok': s, 'readyok': s} (seconds from spawn). Raises ``RuntimeError``."""
+    """One start: {'uciok': s, 'readyok': s, 'bestmove': s} (seconds from spawn). Raises ``RuntimeError``."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                          text=True, bufsize=1, env=env, start_new_session=True)
@@ -47,14 +48,17 @@ def measure_once(cmd: list[str], env: dict, variant: str | None = None) -> dict:
     try:
         p.stdin.write("uci\n")
         p.stdin.flush()
-        for want in ("uciok", "readyok"):
+        for want in ("uciok", "readyok", "bestmove"):
             while True:
                 line = p.stdout.readline()
                 if not line:
                     raise RuntimeError(f"engine exited (or was killed after {TIMEOUT:g} s) before {want!r}")
-                if line.strip() == want:
+                if line.split()[:1] == [want]:
                     out[want] = time.perf_counter() - t0
                     break
+            if want == "readyok":
+                p.stdin.write("position startpos\ngo movetime 300\n")
+                p.stdin.flush()
             if want == "uciok":
                 if variant:
                     p.stdin.write(f"setoption name UCI_Variant value {variant}\n")
@@ -99,7 +103,7 @@ def summarise(results: dict) -> list[dict]:
         runs = results[kind]
         if not runs:
             continue
-        for what in ("uciok", "readyok"):
+        for what in ("uciok", "readyok", "bestmove"):
             xs = [r[what] for r in runs]
             rows.append({"start": kind, "answer": what, "runs": len(xs), "median_s": round(statistics.median(xs), 3),
                          "min_s": round(min(xs), 3), "max_s": round(max(xs), 3)})
