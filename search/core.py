@@ -7,8 +7,12 @@ passed in (see :class:`search.driver.SearchState`):
 * ``moves``/``scores``  ``int32[MAX_PLY * MAX_MOVES]``   per-ply move and ordering-score slices
 * ``pv``  ``int32[MAX_PLY, MAX_PLY]``, ``pvlen`` ``int32[MAX_PLY]``   triangular PV table
 * ``killers`` ``int32[MAX_PLY, 2]``; ``hist_h`` ``int32[32, NSQ]`` history by piece code and target
-* ``info`` ``int64[INFO_SIZE]`` counters/limits (I_* below); ``stop`` ``int64[1]`` shared stop flag
+* ``info`` ``int64[INFO_SIZE]`` counters/limits (I_* below) and, from ``I_EVAL``, the static eval per ply; ``stop`` ``int64[1]`` shared stop flag
 * ``excl`` ``int32[8]`` root moves excluded (MultiPV), ``ws`` ``int32[64]`` eval scratch
+
+Beyond the steps in :func:`search`: losing captures (a cheap SEE sign, :func:`_losing_capture`) are
+ordered after the quiet moves and skipped in quiescence; quiescence probes and stores the TT at draft 0;
+the TT caches the static eval.
 
 Scores: centipawns; ``MATE - ply`` is mate in ``ply`` plies from the root.
 Stop: every 1024 nodes the search reads ``stop[0]`` and the node limit and, if
@@ -21,9 +25,9 @@ from numba import njit
 from engine.layout import (U_MOVE, NSQ, KING, PAWN, KNIGHT, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
                            V_FLAGS, VF_RELAY)
 from engine.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal, make_move, unmake_move, make_null,
-                            unmake_null, in_check, insufficient_material)
+                            unmake_null, in_check, insufficient_material, is_attacked)
 from .eval import evaluate, EV_PST_MG
-from .tt import tt_probe, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
+from .tt import tt_probe, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE
 
 MAX_PLY = 100            # deepest search ply (PV table and move buffers are sized by it)
 MATE = 30000             # mate score at the root; mate scores are MATE - plies
@@ -31,7 +35,8 @@ MATE_BOUND = MATE - MAX_PLY
 INF = 32000
 
 I_NODES, I_NODELIMIT, I_SELDEPTH, I_ABORT, I_ROOTPLY, I_GEN, I_MAXPLY, I_NEXCL, I_ROOTDEPTH = range(9)
-INFO_SIZE = 16
+I_EVAL = 16              # info[I_EVAL + ply]: static eval at each ply of the current line (-INF when in check)
+INFO_SIZE = I_EVAL + MAX_PLY + 2
 
 # Move-ordering score bands (higher first).
 ORD_TT = 1 << 30          # the TT move before anything else
@@ -39,11 +44,16 @@ ORD_NOISY = 1 << 24       # captures (MVV-LVA) and promotions
 ORD_KILLER1 = 1 << 23     # first killer: last quiet cutoff at this ply
 ORD_KILLER2 = ORD_KILLER1 - 1
 HIST_MAX = 1 << 20        # history values stay in [-HIST_MAX, HIST_MAX] (gravity update), below the killers
+ORD_BAD = -(1 << 22)      # losing captures (see _losing_capture) after every quiet move
+SEE_PRUNE_DEPTH = 2       # losing captures are skipped at depth 1-2 (non-PV): quiescence would drop them too
+SEE_MARGIN = 50           # attacker worth up to half a pawn more than its victim is an even trade, not a loss
 
 # Pruning constants (one-line reasons).
 RFP_DEPTH = 6             # reverse futility only near the leaves, where the static eval is trusted
 RFP_MARGIN = 90           # per ply of depth: a position this far above beta rarely falls below it
 NULL_MIN_DEPTH = 3        # below this a null move search costs more than it saves
+NULL_EVAL_DIV = 200       # null move: one more ply of reduction per two pawns of static eval above beta
+NULL_EVAL_MAX = 3         # (at most this many: a huge margin can still hide a tactic at low depth)
 FUT_DEPTH = 2             # futility pruning of quiet moves at depth 1-2 only
 FUT_MARGIN = 160          # per ply: a quiet move rarely gains more than ~1.5 pawns positionally
 LMR_MIN_DEPTH = 3         # reductions need some depth left to be worth re-searching
@@ -51,6 +61,7 @@ LMR_MIN_MOVE = 3          # the first moves (TT, good captures, killers) are nev
 DELTA_MARGIN = 200        # quiescence: a capture that cannot lift the score near alpha is skipped
 LMP_DEPTH = 3             # late move pruning: at depth <= 3 quiet moves beyond LMP_BASE + d*d are skipped
 LMP_BASE = 3              # (a move ordered that late almost never refutes at low depth)
+IIR_DEPTH = 4             # internal iterative reduction: without a TT move a node this deep is searched 1 ply less
 
 
 def _lmr_table():
@@ -73,7 +84,30 @@ def _piece_value(ev, code):
 
 
 @njit(cache=True, nogil=True)
-def _score_moves(board, ev, moves, scores, n0, n, ttm, k1, k2, hist_h):
+def _losing_capture(board, st, vt, ev, m):
+    """Cheap static-exchange sign (a stand-in for full SEE): True if the capture ``m`` (side to move,
+    before the move) takes with a piece worth more than its victim onto a square the opponent defends.
+    King captures and promotions are never losing. In knightrelay knights never capture and are never
+    captured, and ``is_attacked`` counts relayed knight attacks, so the test holds there as is."""
+    if ((m >> 16) & 0xF) != 0:
+        return False
+    a = board[m & 0xFF]
+    if (a & 15) == KING:
+        return False
+    to = (m >> 8) & 0xFF
+    victim = board[to]
+    vv = 0
+    if victim != EMPTY:
+        vv = _piece_value(ev, victim)
+    elif (m >> 20) & 2:
+        vv = _piece_value(ev, np.int64(PAWN))
+    if _piece_value(ev, a) <= vv + SEE_MARGIN:
+        return False
+    return is_attacked(board, st, vt, to, st[S_SIDE] ^ 1)
+
+
+@njit(cache=True, nogil=True)
+def _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, k1, k2, hist_h):
     for i in range(n0, n):
         m = moves[i]
         if m == ttm:
@@ -91,7 +125,10 @@ def _score_moves(board, ev, moves, scores, n0, n, ttm, k1, k2, hist_h):
             if promo != 0:
                 v += _piece_value(ev, promo) - 100
             a = board[m & 0xFF]
-            scores[i] = ORD_NOISY + v * 16 - (_piece_value(ev, a) >> 4)
+            if victim != EMPTY and _losing_capture(board, st, vt, ev, m):
+                scores[i] = ORD_BAD + v * 16 - (_piece_value(ev, a) >> 4)
+            else:
+                scores[i] = ORD_NOISY + v * 16 - (_piece_value(ev, a) >> 4)
         elif m == k1:
             scores[i] = ORD_KILLER1
         elif m == k2:
@@ -153,6 +190,14 @@ def _is_draw(board, st, hist, vt, info, ply):
 
 
 @njit(cache=True, nogil=True)
+def _tt_set_eval(tt, key, static):
+    """Cache the static eval in the TT entry of ``key`` (if the store kept it and the value fits int16)."""
+    i = tt_probe(tt, key)
+    if i >= 0 and -INF < static < INF:
+        tt[i].eval = static
+
+
+@njit(cache=True, nogil=True)
 def _tick(info, stop):
     """Count a node; every 1024 nodes poll the stop flag and node limit. True if aborting."""
     info[I_NODES] += 1
@@ -163,27 +208,49 @@ def _tick(info, stop):
 
 
 @njit(cache=True, nogil=True)
-def qsearch(board, st, stack, hist, vt, zob, ev, moves, scores, info, stop, ws, alpha, beta, ply):
-    """Quiescence: stand pat, then captures and promotions (MVV-LVA); all evasions when in check."""
+def qsearch(board, st, stack, hist, vt, zob, tt, ev, moves, scores, info, stop, ws, alpha, beta, ply):
+    """Quiescence: stand pat, then captures and promotions (MVV-LVA, losing captures skipped); all
+    evasions when in check. Results are stored in the TT at draft 0 and probed for cutoffs."""
     if _tick(info, stop):
         return 0
     if ply > info[I_SELDEPTH]:
         info[I_SELDEPTH] = ply
     if _is_draw(board, st, hist, vt, info, ply):
         return 0
+    # Step 1. TT probe: any stored draft (>= 0) answers a quiescence node (non-PV windows only)
+    key = st[S_HASH]
+    ti = tt_probe(tt, key)
+    if ti >= 0 and beta - alpha == 1:
+        s = np.int64(tt[ti].score)
+        if s > MATE_BOUND:
+            s -= ply
+        elif s < -MATE_BOUND:
+            s += ply
+        bnd = tt[ti].flag & 3
+        if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
+            return s
     # one call site each for evaluate and gen_legal keeps the compiled code (and compile time) small
     check = in_check(board, st, vt)
     stand = -INF
     if not check:
-        stand = evaluate(board, st, vt, ev, ws)
+        if ti >= 0 and tt[ti].eval != EVAL_NONE:
+            stand = np.int64(tt[ti].eval)
+        else:
+            stand = evaluate(board, st, vt, ev, ws)
     if ply >= info[I_MAXPLY] - 1:
         return 0 if check else stand
     if not check:
         if stand >= beta:
+            if ti < 0:
+                # remember the stand-pat bound and the eval (revisits skip evaluate)
+                tt_store(tt, key, np.int64(0), stand, np.int64(0), BOUND_LOWER, info[I_GEN])
+                _tt_set_eval(tt, key, stand)
             return stand
         if stand > alpha:
             alpha = stand
+    orig_alpha = alpha
     best = stand
+    bestm = 0
     n0 = ply * MAX_MOVES
     n = gen_legal(board, st, vt, moves, n0, GEN_ALL if check else GEN_NOISY)
     if check and n == n0:
@@ -194,11 +261,14 @@ def qsearch(board, st, stack, hist, vt, zob, ev, moves, scores, info, stop, ws, 
         if not check:
             to = (m >> 8) & 0xFF
             victim = board[to]
+            # Step 2. Delta pruning, then skip losing captures (they rarely rescue a quiet position)
             if ((m >> 16) & 0xF) == 0 and victim != EMPTY and \
                     stand + _piece_value(ev, victim) + DELTA_MARGIN <= alpha:
                 continue
+            if victim != EMPTY and _losing_capture(board, st, vt, ev, m):
+                continue
         make_move(board, st, stack, hist, vt, zob, m)
-        sc = -qsearch(board, st, stack, hist, vt, zob, ev, moves, scores, info, stop, ws, -beta, -alpha, ply + 1)
+        sc = -qsearch(board, st, stack, hist, vt, zob, tt, ev, moves, scores, info, stop, ws, -beta, -alpha, ply + 1)
         unmake_move(board, st, stack, vt)
         if info[I_ABORT] != 0:
             return 0
@@ -206,8 +276,26 @@ def qsearch(board, st, stack, hist, vt, zob, ev, moves, scores, info, stop, ws, 
             best = sc
             if sc > alpha:
                 alpha = sc
+                bestm = m
                 if sc >= beta:
-                    return sc
+                    break
+    # Step 3. Store at draft 0, never over a deeper entry of the same position
+    ti = tt_probe(tt, key)
+    if ti < 0 or tt[ti].depth <= 0:
+        if best >= beta:
+            bnd = BOUND_LOWER
+        elif best > orig_alpha:
+            bnd = BOUND_EXACT
+        else:
+            bnd = BOUND_UPPER
+        s = best
+        if s > MATE_BOUND:
+            s += ply
+        elif s < -MATE_BOUND:
+            s -= ply
+        tt_store(tt, key, bestm, s, np.int64(0), bnd, info[I_GEN])
+        if not check:
+            _tt_set_eval(tt, key, stand)
     return best
 
 
@@ -249,7 +337,7 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
     specialisations, which crashed on reload from the cache."""
     pvlen[ply] = ply
     if depth <= 0:
-        return qsearch(board, st, stack, hist, vt, zob, ev, moves, scores, info, stop, ws, alpha, beta, ply)
+        return qsearch(board, st, stack, hist, vt, zob, tt, ev, moves, scores, info, stop, ws, alpha, beta, ply)
     if _tick(info, stop):
         return 0
     if ply > info[I_SELDEPTH]:
@@ -262,7 +350,7 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
         if _is_draw(board, st, hist, vt, info, ply):
             return 0
         if ply >= info[I_MAXPLY] - 1:
-            return qsearch(board, st, stack, hist, vt, zob, ev, moves, scores, info, stop, ws, alpha, beta, ply)
+            return qsearch(board, st, stack, hist, vt, zob, tt, ev, moves, scores, info, stop, ws, alpha, beta, ply)
         a = -MATE + ply
         if a > alpha:
             alpha = a
@@ -290,16 +378,28 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
     # Step 3. Static evaluation
     static = -INF
     if not check:
-        static = evaluate(board, st, vt, ev, ws)
+        if ti >= 0 and tt[ti].eval != EVAL_NONE:
+            static = np.int64(tt[ti].eval)
+        else:
+            static = evaluate(board, st, vt, ev, ws)
+    info[I_EVAL + ply] = static
+    # "improving": the static eval rose since our previous move (two plies up); if not, the
+    # position is drifting and pruning/reductions below can be bolder
+    improving = ply < 2 or static > info[I_EVAL + ply - 2]
+    # Step 3b. Internal iterative reduction: no TT move means this node was never searched (or failed
+    # low); a shallower search here is cheap and fills the TT with a move for the next iteration
+    if ttm == 0 and depth >= IIR_DEPTH and not check:
+        depth -= 1
     # Step 4. Reverse futility pruning: far above beta near the leaves
-    if not pv_node and not check and depth <= RFP_DEPTH and static - RFP_MARGIN * depth >= beta \
+    if not pv_node and not check and depth <= RFP_DEPTH and static - RFP_MARGIN * (depth - (1 if improving else 0)) >= beta \
             and beta > -MATE_BOUND and beta < MATE_BOUND:
         return static
     # Step 5. Null move search: give the opponent a free move; if we still beat beta, cut
     null_ok = stack[st[S_PLY] - 1, U_MOVE] != 0 if st[S_PLY] > 0 else True   # no two null moves in a row
     if not pv_node and not check and null_ok and depth >= NULL_MIN_DEPTH and static >= beta \
             and beta < MATE_BOUND and _has_null_material(st, vt, us):
-        r = 3 + depth // 4
+        # reduction grows with depth and with the margin over beta (a big margin needs less proof)
+        r = 3 + depth // 4 + min(NULL_EVAL_MAX, (static - beta) // NULL_EVAL_DIV)
         make_null(st, stack, hist, zob)
         sc = -search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h,
                      info, stop, excl, ws, -beta, -beta + 1, depth - 1 - r, ply + 1)
@@ -313,7 +413,7 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
     n = gen_legal(board, st, vt, moves, n0, GEN_ALL)
     if n == n0:
         return -MATE + ply if check else 0
-    _score_moves(board, ev, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h)
+    _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h)
     futile = (not pv_node and not check and depth <= FUT_DEPTH and alpha > -MATE_BOUND
               and static + FUT_MARGIN * depth <= alpha)
     best = -INF
@@ -333,16 +433,29 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
         to = (m >> 8) & 0xFF
         noisy = board[to] != EMPTY or ((m >> 16) & 0xF) != 0 or ((m >> 20) & 2) != 0
         pc = board[m & 0xFF]
+        cap = board[to]
         make_move(board, st, stack, hist, vt, zob, m)
         gives = in_check(board, st, vt)
         # Step 8. Futility pruning and late move pruning of quiet moves that do not check
         if searched > 0 and not noisy and not gives and not check and not pv_node and (
-                futile or (depth <= LMP_DEPTH and searched >= LMP_BASE + depth * depth
+                futile or (depth <= LMP_DEPTH and searched >= (LMP_BASE + depth * depth) // (1 if improving else 2) + 1
                            and best > -MATE_BOUND)):
             unmake_move(board, st, stack, vt)
             continue
-        # Step 9. Check extension (only within twice the root depth: endless checking lines stay bounded)
-        ext = 1 if gives and ply < 2 * info[I_ROOTDEPTH] else 0
+        # Step 8b. Losing captures (ordered after the quiets) near the leaves are pruned like quiet moves
+        if searched > 0 and noisy and scores[i] < ORD_BAD // 2 and depth <= SEE_PRUNE_DEPTH and not gives \
+                and not check and not pv_node and best > -MATE_BOUND:
+            unmake_move(board, st, stack, vt)
+            continue
+        # Step 9. Check extension (only within twice the root depth: endless checking lines stay bounded),
+        # and only for checks that do not hang the checking piece (a sacrificial check is not forcing)
+        ext = 0
+        if gives and ply < 2 * info[I_ROOTDEPTH]:
+            ext = 1
+            if (pc & 15) != PAWN and is_attacked(board, st, vt, to, st[S_SIDE]):
+                vv = _piece_value(ev, cap) if cap != EMPTY else 0
+                if _piece_value(ev, pc) > vv + SEE_MARGIN:
+                    ext = 0
         nd = depth - 1 + ext
         if searched == 0:
             sc = -search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h,
@@ -354,8 +467,14 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
                 r = np.int64(LMR[min(depth, 63), min(searched, 63)])
                 if pv_node:
                     r -= 1      # PV nodes are searched more carefully
-                if scores[i] > HIST_MAX // 4:
+                if not improving:
+                    r += 1      # a drifting position's late quiet moves are even less likely to matter
+                if scores[i] >= ORD_KILLER2:
+                    r -= 1      # a killer refuted a sibling: likely to matter here too
+                elif scores[i] > HIST_MAX // 4:
                     r -= 1      # a quiet move with good history is likely to matter
+                elif scores[i] < -HIST_MAX // 4:
+                    r += 1      # a quiet move that keeps failing elsewhere rarely matters here
                 if r < 0:
                     r = 0
                 if r > nd - 1:
@@ -417,6 +536,8 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
         elif s < -MATE_BOUND:
             s -= ply
         tt_store(tt, key, bestm, s, depth, bnd, info[I_GEN])
+        if not check:
+            _tt_set_eval(tt, key, static)
     return best
 
 
@@ -449,8 +570,8 @@ def _flush_stale_cache():
     with open(__file__, "rb") as f:
         h.update(f.read())
     digest = h.hexdigest()
-    funcs = [search_root, search, qsearch, _score_moves, _score_noisy, _pick, _history_update, _is_draw,
-             _tick, _has_null_material, _piece_value, evaluate, tt_probe, tt_store]
+    funcs = [search_root, search, qsearch, _losing_capture, _score_moves, _score_noisy, _pick, _history_update, _is_draw,
+             _tt_set_eval, _tick, _has_null_material, _piece_value, evaluate, tt_probe, tt_store]
     try:
         path = search_root._cache._cache_path
         stamp = os.path.join(path, "search_deps.stamp")

@@ -273,3 +273,38 @@ def test_restart_from_on_done_and_bad_callbacks():
     s.wait(5)
     assert len(results) == 2 and all(b in pos.legal_moves() for b in results)
     assert not s.running
+
+
+# ---------------------------------------------------------------- SEE sign, TT eval cache
+def test_tt_eval_slot_reset_when_slot_changes_hands():
+    from search.tt import EVAL_NONE
+    tt = tt_alloc(1)
+    key = np.int64(0x2468ACE)
+    tt_store(tt, key, 1, 0, 3, BOUND_EXACT, 1)
+    i = tt_probe(tt, key)
+    tt[i]["eval"] = 123
+    tt_store(tt, key, 1, 5, 4, BOUND_EXACT, 1)       # same position: its eval stays valid
+    assert tt[i]["eval"] == 123
+    other = np.int64(int(key) + len(tt))
+    tt_store(tt, other, 1, 0, 9, BOUND_EXACT, 2)     # another position takes the slot
+    assert tt_probe(tt, other) == i and tt[i]["eval"] == EVAL_NONE
+
+
+@pytest.mark.parametrize("variant,fen,uci,losing", [
+    # queen takes a pawn defended by a pawn: losing; pawn takes the queen: winning
+    ("chess", "4k3/8/2p5/3p4/4Q3/8/8/4K3 w - - 0 1", "e4d5", True),
+    ("chess", "4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1", "e4d5", False),
+    # undefended pawn: not losing
+    ("chess", "4k3/8/8/3p4/4Q3/8/8/4K3 w - - 0 1", "e4d5", False),
+    # knightrelay: knights never capture, so a pawn "defended" by a knight alone is free ...
+    ("knightrelay", "4k3/8/2n5/4p3/8/8/4Q3/4K3 w - - 0 1", "e2e5", False),
+    # ... but a bishop relayed by its knight (a5) defends e5 by a knight's move from c6
+    ("knightrelay", "4k3/8/2b5/n3p3/8/8/4Q3/4K3 w - - 0 1", "e2e5", True),
+])
+def test_losing_capture_sign(variant, fen, uci, losing):
+    from search.core import _losing_capture
+    from search.eval import build_eval
+    pos = Position.from_fen(fen, variant)
+    m = pos.parse_uci(uci)
+    ev = build_eval(pos.variant.name)
+    assert _losing_capture(pos.board, pos.st, pos.vt, ev, np.int64(m)) == losing
