@@ -85,6 +85,7 @@ class Searcher:
         self._stopped = False
         self._pondering = False
         self._t0 = 0.0
+        self._t_search = 0.0
         self._soft = None
         self._hard = None
         self._progress = None
@@ -168,7 +169,7 @@ class Searcher:
         self._limits = limits
         self._cur_side = pos.turn        # the clock of the side to move (before the watcher starts)
         self._pondering = bool(limits.ponder)
-        self._t0 = time.perf_counter()
+        self._t0 = self._t_search = time.perf_counter()
         self._soft = self._hard = None
         if not self._pondering:
             self._set_deadlines(limits)
@@ -196,7 +197,12 @@ class Searcher:
         return getattr(self, "_cur_side", 0)
 
     def _elapsed_ms(self) -> float:
+        """Milliseconds on the clock: since go, or since ponderhit when pondering."""
         return (time.perf_counter() - self._t0) * 1000.0
+
+    def _search_ms(self) -> float:
+        """Milliseconds since the search started (pondering included): info time and nps."""
+        return (time.perf_counter() - self._t_search) * 1000.0
 
     def _watcher(self, on_info, done):
         """Set the stop flag at the hard deadline; post progress info once a second."""
@@ -215,7 +221,8 @@ class Searcher:
                 if prog is not None:
                     info = dict(prog)
                     nodes = int(st.info[0])
-                    info.update(nodes=nodes, time=int(el), nps=int(nodes * 1000 / max(el, 1.0)),
+                    ms = self._search_ms()
+                    info.update(nodes=nodes, time=int(ms), nps=int(nodes * 1000 / max(ms, 1.0)),
                                 hashfull=self._hashfull())
                     with self._lock:
                         if not done.is_set():
@@ -333,7 +340,7 @@ class Searcher:
                     if st.pvlen[0] > 0 and int(st.pv[0, 0]) in legal:
                         best = int(st.pv[0, 0])
                 break
-            el = self._elapsed_ms()
+            el = self._search_ms()
             nodes = int(info[C.I_NODES])
             lines.sort(key=lambda t: -t[0])
             for k, (sc, pv) in enumerate(lines):

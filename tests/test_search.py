@@ -308,3 +308,18 @@ def test_losing_capture_sign(variant, fen, uci, losing):
     m = pos.parse_uci(uci)
     ev = build_eval(pos.variant.name)
     assert _losing_capture(pos.board, pos.st, pos.vt, ev, np.int64(m)) == losing
+
+
+def test_info_time_after_ponderhit_counts_the_whole_search():
+    """After ponderhit the clock restarts, but info `time` (and so `nps`) covers the whole
+    search, pondering included: nodes / time must stay a real speed."""
+    s = Searcher(8)
+    pos = Position.from_fen(None, "grand")
+    infos = []
+    s.start(pos, Limits(ponder=True, wtime=4000, btime=4000), infos.append, lambda b, p: None)
+    time.sleep(0.5)
+    s.ponderhit()
+    s.wait(10)
+    last = infos[-1]
+    assert last["time"] >= 500          # the 0.5 s of pondering is included
+    assert last["nps"] <= last["nodes"] * 1000 / 500
