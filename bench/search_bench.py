@@ -7,6 +7,10 @@ hash (16 MiB), single-threaded, and prints a line per variant, then the totals
 it changes only when the search or evaluation changes (quote it as ``Bench: N``
 in commit messages of functional changes).
 
+``--stop-latency N`` instead measures how fast a search obeys ``stop()``: N
+infinite searches (positions cycled over all variants) are stopped after
+200-400 ms, and the time from ``stop()`` to ``on_done`` is reported (ms).
+
 ``--compare-fsf`` also runs Fairy-Stockfish (``/usr/games/fairy-stockfish``,
 1 thread, 16 MiB hash) on the same grand/chess positions to the same depth and prints its nps
 side by side (it has no knightrelay).
@@ -118,13 +122,45 @@ def fsf_variant(variant: str, depth: int, exe: str):
     return nodes, ms / 1000.0
 
 
+def stop_latency(n: int) -> int:
+    """Print the stop() -> on_done latency (ms) of ``n`` infinite searches."""
+    import threading
+    from engine.position import Position
+    from search.driver import Searcher, Limits
+    s = Searcher(16)
+    s.warm_up()
+    lat = []
+    cases = [(v, f) for v in ("grand", "knightrelay", "chess") for f in POSITIONS[v]]
+    for i in range(n):
+        v, fen = cases[i % len(cases)]
+        pos = Position.from_fen(fen, v)
+        done = threading.Event()
+        t_done = []
+        s.start(pos, Limits(infinite=True), lambda info: None,
+                lambda b, p: (t_done.append(time.perf_counter()), done.set()))
+        time.sleep(0.2 + 0.2 * (i % 3) / 2)
+        t0 = time.perf_counter()
+        s.stop()
+        done.wait(10)
+        s.wait(10)
+        lat.append((t_done[0] - t0) * 1000 if t_done else float("inf"))
+    lat.sort()
+    print(f"stop latency over {n} searches: mean {sum(lat) / n:.1f} ms, median {lat[n // 2]:.1f} ms, "
+          f"max {lat[-1]:.1f} ms")
+    return 0
+
+
 def main(argv) -> int:
     ap = argparse.ArgumentParser(prog="cardinal bench", description=__doc__.split("\n\n")[1])
     ap.add_argument("--variant", default=None, help="chess, grand or knightrelay (default: all three)")
     ap.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help=f"search depth (default {DEFAULT_DEPTH})")
     ap.add_argument("--compare-fsf", action="store_true", help="also run Fairy-Stockfish on grand/chess positions")
     ap.add_argument("--verbose", action="store_true", help="per-position lines on stderr")
+    ap.add_argument("--stop-latency", type=int, metavar="N", default=0,
+                    help="measure stop() -> bestmove latency over N infinite searches instead")
     a = ap.parse_args(argv)
+    if a.stop_latency > 0:
+        return stop_latency(a.stop_latency)
     from variants import get
     if a.variant:
         try:
