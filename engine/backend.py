@@ -148,6 +148,10 @@ class Backend:
         s = self.searcher
         if s is None or getattr(s, "running", False):
             return
+        self._apply_options_safely(s)
+
+    def _apply_options_safely(self, s) -> None:
+        """Apply options; a failure (e.g. no memory for the hash) is reported, never raised."""
         try:
             self._apply_options(s)
         except Exception as e:
@@ -170,7 +174,7 @@ class Backend:
         """Start a search of ``pos`` (the caller passes a copy it will not touch).
 
         ``on_info(info)`` and ``on_done(best, ponder)`` are called from the
-        search worker (see the Search API in ../shared notes). Without a working
+        search worker (the Search API of :class:`search.driver.Searcher`). Without a working
         Searcher, ``on_done`` gets the first legal move at once.
         """
         s = self.searcher
@@ -180,11 +184,7 @@ class Backend:
             moves = pos.legal_moves()
             on_done(moves[0] if moves else None, None)
             return
-        try:
-            self._apply_options(s)
-        except Exception as e:
-            log_exception("applying options")
-            self.out_error(f"option not applied: {e}")
+        self._apply_options_safely(s)
         s.start(pos, limits, on_info, on_done)
 
     def make_limits(self, **kw):

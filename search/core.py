@@ -78,6 +78,17 @@ LMR = _lmr_table()
 
 
 @njit(cache=True, nogil=True)
+def _score_from_tt(raw, ply):
+    """A TT score made relative to the root: mate scores are stored relative to their node."""
+    s = np.int64(raw)
+    if s > MATE_BOUND:
+        s -= ply
+    elif s < -MATE_BOUND:
+        s += ply
+    return s
+
+
+@njit(cache=True, nogil=True)
 def _piece_value(ev, code):
     """Middlegame material+PST-free value: the PST at a fixed middle square is close enough for MVV-LVA."""
     return ev[EV_PST_MG + (np.int64(code) & 15) * NSQ + 66]
@@ -221,11 +232,7 @@ def qsearch(board, st, stack, hist, vt, zob, tt, ev, moves, scores, info, stop, 
     key = st[S_HASH]
     ti = tt_probe(tt, key)
     if ti >= 0 and beta - alpha == 1:
-        s = np.int64(tt[ti].score)
-        if s > MATE_BOUND:
-            s -= ply
-        elif s < -MATE_BOUND:
-            s += ply
+        s = _score_from_tt(tt[ti].score, ply)
         bnd = tt[ti].flag & 3
         if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
             return s
@@ -365,11 +372,7 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
     if ti >= 0:
         ttm = tt[ti].move
         if not pv_node and tt[ti].depth >= depth:
-            s = np.int64(tt[ti].score)
-            if s > MATE_BOUND:
-                s -= ply
-            elif s < -MATE_BOUND:
-                s += ply
+            s = _score_from_tt(tt[ti].score, ply)
             bnd = tt[ti].flag & 3
             if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
                 return s
@@ -570,7 +573,8 @@ def _flush_stale_cache():
     with open(__file__, "rb") as f:
         h.update(f.read())
     digest = h.hexdigest()
-    funcs = [search_root, search, qsearch, _losing_capture, _score_moves, _score_noisy, _pick, _history_update, _is_draw,
+    funcs = [search_root, search, qsearch, _score_from_tt,
+             _losing_capture, _score_moves, _score_noisy, _pick, _history_update, _is_draw,
              _tt_set_eval, _tick, _has_null_material, _piece_value, evaluate, tt_probe, tt_store]
     try:
         path = search_root._cache._cache_path
