@@ -178,3 +178,20 @@ def read_divides(name: str = "knightrelay_divide.txt"):
             else:
                 blocks.append((line, {}))
     return blocks
+
+
+def random_positions(variant: str, n: int, seed: int, max_plies: int = 80):
+    """``n`` Positions (with history) after 0..``max_plies`` random legal moves from the start,
+    from a seeded ``random.Random`` (deterministic)."""
+    from engine.position import Position
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        pos = Position.from_fen(None, variant)
+        for _ in range(rng.randint(0, max_plies)):
+            lm = pos.legal_moves()
+            if not lm:
+                break
+            pos.push(rng.choice(lm))
+        out.append(pos)
+    return out

@@ -6,6 +6,7 @@ import pytest
 
 from engine.position import Position
 from search.eval import build_eval, evaluate, EV_SIZE
+from tests.conftest import random_positions
 
 VARIANTS = ["chess", "grand", "knightrelay"]
 
@@ -27,18 +28,6 @@ def ev_of(pos):
     return int(evaluate(pos.board, pos.st, pos.vt, build_eval(pos.variant.name), np.zeros(64, np.int32)))
 
 
-def random_positions(variant, n, seed):
-    rng = random.Random(seed)
-    out = []
-    while len(out) < n:
-        pos = Position.from_fen(None, variant)
-        for _ in range(rng.randint(0, 80)):
-            lm = pos.legal_moves()
-            if not lm:
-                break
-            pos.push(rng.choice(lm))
-        out.append(pos)
-    return out
 
 
 def test_flip_fen_involution():

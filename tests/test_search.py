@@ -1,5 +1,4 @@
 """Search driver and numba search: TT, stop flag, determinism, legality, special positions, limits."""
-import random
 import threading
 import time
 
@@ -11,6 +10,7 @@ from engine import layout as L
 from search.driver import Searcher, Limits, score_tuple
 from search.tt import tt_alloc, tt_probe, tt_store, hashfull, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER
 from search.timeman import allocate
+from tests.conftest import random_positions
 
 VARIANTS = ["chess", "grand", "knightrelay"]
 
@@ -98,17 +98,7 @@ def test_info_fields():
 
 # ---------------------------------------------------------------- legality
 def _random_positions(variant, n, seed):
-    rng = random.Random(seed)
-    out = []
-    while len(out) < n:
-        pos = Position.from_fen(None, variant)
-        for _ in range(rng.randint(0, 100)):
-            lm = pos.legal_moves()
-            if not lm:
-                break
-            pos.push(rng.choice(lm))
-        out.append(pos)
-    return out
+    return random_positions(variant, n, seed, max_plies=100)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
