@@ -89,6 +89,15 @@ def _score_from_tt(raw, ply):
 
 
 @njit(cache=True, nogil=True)
+def _static_eval(board, st, vt, ev, ws, tt, ti):
+    """Static evaluation (centipawns, side to move), from the TT slot ``ti`` when it caches one.
+    The single call site of ``evaluate`` keeps the compiled code (and compile time) small."""
+    if ti >= 0 and tt[ti].eval != EVAL_NONE:
+        return np.int64(tt[ti].eval)
+    return evaluate(board, st, vt, ev, ws)
+
+
+@njit(cache=True, nogil=True)
 def _piece_value(ev, code):
     """Middlegame material+PST-free value: the PST at a fixed middle square is close enough for MVV-LVA."""
     return ev[EV_PST_MG + (np.int64(code) & 15) * NSQ + 66]
@@ -236,14 +245,9 @@ def qsearch(board, st, stack, hist, vt, zob, tt, ev, moves, scores, info, stop, 
         bnd = tt[ti].flag & 3
         if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
             return s
-    # one call site each for evaluate and gen_legal keeps the compiled code (and compile time) small
+    # one call site each for _static_eval and gen_legal keeps the compiled code (and compile time) small
     check = in_check(board, st, vt)
-    stand = -INF
-    if not check:
-        if ti >= 0 and tt[ti].eval != EVAL_NONE:
-            stand = np.int64(tt[ti].eval)
-        else:
-            stand = evaluate(board, st, vt, ev, ws)
+    stand = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti)
     if ply >= info[I_MAXPLY] - 1:
         return 0 if check else stand
     if not check:
@@ -379,12 +383,7 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
     check = in_check(board, st, vt)
     us = st[S_SIDE]
     # Step 3. Static evaluation
-    static = -INF
-    if not check:
-        if ti >= 0 and tt[ti].eval != EVAL_NONE:
-            static = np.int64(tt[ti].eval)
-        else:
-            static = evaluate(board, st, vt, ev, ws)
+    static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti)
     info[I_EVAL + ply] = static
     # "improving": the static eval rose since our previous move (two plies up); if not, the
     # position is drifting and pruning/reductions below can be bolder
@@ -573,7 +572,7 @@ def _flush_stale_cache():
     with open(__file__, "rb") as f:
         h.update(f.read())
     digest = h.hexdigest()
-    funcs = [search_root, search, qsearch, _score_from_tt,
+    funcs = [search_root, search, qsearch, _score_from_tt, _static_eval,
              _losing_capture, _score_moves, _score_noisy, _pick, _history_update, _is_draw,
              _tt_set_eval, _tick, _has_null_material, _piece_value, evaluate, tt_probe, tt_store]
     try:
