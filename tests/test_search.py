@@ -12,6 +12,13 @@ from search.tt import tt_alloc, tt_probe, tt_store, hashfull, BOUND_EXACT, BOUND
 from search.timeman import allocate
 from tests.conftest import random_positions
 
+
+@pytest.fixture(scope="module", autouse=True)
+def _compiled_search():
+    """Compile (or load) the numba search before any test: the stop/ponder/clock tests bound
+    latencies, and a first-use compile (~10 s cold) must not fall inside those bounds."""
+    Searcher(1).warm_up()
+
 VARIANTS = ["chess", "grand", "knightrelay"]
 
 
