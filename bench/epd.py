@@ -154,7 +154,7 @@ class _ExternalUci:
 
 def run_suite(entries, variant: str, movetime: int, hash_mb: int = 16, engine=None, progress=True):
     """Search every entry; returns a list of result dicts (id, fen, bm, am, move, solved, depth, score, time_ms)."""
-    from engine.position import Position
+    from engine.rules.position import Position
     results = []
     ext = _ExternalUci(engine, variant) if engine is not None else None
     it = entries

@@ -358,7 +358,7 @@ class GameState:
     """The game as the runner sees it: Cardinal position, start FEN and the moves in each notation."""
 
     def __init__(self, variant: str, start_fen: str | None):
-        from engine.position import Position
+        from engine.rules.position import Position
         self.variant = variant
         self.pos = Position.from_fen(start_fen, variant)
         self.height = self.pos.variant.height
@@ -971,7 +971,7 @@ def builtin_openings(variant: str) -> list[Opening]:
 def load_openings(path: str, variant: str) -> list[Opening]:
     """EPD/FEN lines (blank lines and ``#`` comments skipped; EPD operations after the
     four FEN fields are ignored). Raises ``ValueError`` naming the line."""
-    from engine.position import Position
+    from engine.rules.position import Position
     out = []
     with open(path, encoding="utf-8") as fh:
         for n, raw in enumerate(fh, 1):

@@ -142,7 +142,7 @@ def main(argv=None) -> int:
         return 2
 
     t0 = time.perf_counter()
-    from engine.position import Position
+    from engine.rules.position import Position
     import_s = time.perf_counter() - t0
 
     t0 = time.perf_counter()

@@ -70,7 +70,7 @@ POSITIONS = {
 
 def bench_variant(variant: str, depth: int, verbose: bool = False):
     """Search every bench position of ``variant`` to ``depth``; returns (nodes, seconds)."""
-    from engine.position import Position
+    from engine.rules.position import Position
     from search.driver import Searcher, Limits
     total, secs = 0, 0.0
     for fen in POSITIONS[variant]:
@@ -89,7 +89,7 @@ def bench_variant(variant: str, depth: int, verbose: bool = False):
 
 def fsf_variant(variant: str, depth: int, exe: str):
     """Fairy-Stockfish on the same positions: (nodes, seconds) summed from its own final info lines."""
-    from engine.position import Position
+    from engine.rules.position import Position
     p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     def send(s):
         p.stdin.write(s + "\n")
@@ -125,7 +125,7 @@ def fsf_variant(variant: str, depth: int, exe: str):
 def stop_latency(n: int) -> int:
     """Print the stop() -> on_done latency (ms) of ``n`` infinite searches."""
     import threading
-    from engine.position import Position
+    from engine.rules.position import Position
     from search.driver import Searcher, Limits
     s = Searcher(16)
     s.warm_up()

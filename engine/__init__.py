@@ -8,6 +8,6 @@ __version__ = "0.1.0"
 
 def __getattr__(name):
     if name in ("Position", "FenError"):
-        from . import position
+        from .rules import position
         return getattr(position, name)
     raise AttributeError(name)

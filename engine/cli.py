@@ -31,7 +31,7 @@ def _perft(argv) -> int:
     ap.add_argument("--divide", action="store_true", help="print the count below each root move first")
     a = ap.parse_args(argv)
     import time
-    from engine.position import Position
+    from engine.rules.position import Position
     try:
         pos = Position.from_fen(a.fen, a.variant)
     except (ValueError, KeyError) as e:
@@ -88,7 +88,7 @@ def main(argv=None) -> int:
     """Entry point of the ``cardinal`` console script; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
-        from engine.protocol import run
+        from engine.protocol.loop import run
         return run()
     if argv[0] in ("-h", "--help"):
         print(__doc__.strip())

@@ -16,7 +16,7 @@ def main(argv) -> int:
     ap = argparse.ArgumentParser(prog="cardinal warmup", description=__doc__.split("\n\n")[0])
     ap.parse_args(argv)
     t0 = time.perf_counter()
-    from engine.position import Position
+    from engine.rules.position import Position
     t_import = time.perf_counter() - t0
     for v in ("chess", "grand", "knightrelay"):
         pos = Position.from_fen(None, v)

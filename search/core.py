@@ -22,9 +22,9 @@ unfinished iteration.
 import numpy as np
 from numba import njit
 
-from engine.layout import (U_MOVE, NSQ, KING, PAWN, KNIGHT, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
+from engine.rules.layout import (U_MOVE, NSQ, KING, PAWN, KNIGHT, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
                            V_FLAGS, VF_RELAY)
-from engine.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal, make_move, unmake_move, make_null,
+from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal, make_move, unmake_move, make_null,
                             unmake_null, in_check, insufficient_material, is_attacked)
 from .eval import evaluate, EV_PST_MG
 from .tt import tt_probe, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE
@@ -562,8 +562,8 @@ def _flush_stale_cache():
     the sources is kept in ``<cache dir>/search_deps.stamp``."""
     import hashlib
     import os
-    import engine.layout as _layout
-    import engine.movegen as _movegen
+    import engine.rules.layout as _layout
+    import engine.rules.movegen as _movegen
     from . import eval as _eval, tt as _tt
     h = hashlib.sha1()
     for mod in (_layout, _movegen, _eval, _tt):

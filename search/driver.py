@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from engine import layout as L
+from engine.rules import layout as L
 from .limits import Limits  # noqa: F401  (re-exported: search.driver.Limits is the public name)
 
 MAX_MULTIPV = 5
@@ -28,7 +28,7 @@ class SearchState:
     """Preallocated buffers for the numba search (shapes in :mod:`search.core`)."""
 
     def __init__(self, hash_mb: int = 16):
-        from engine.movegen import MAX_MOVES
+        from engine.rules.movegen import MAX_MOVES
         from . import core as C
         from .tt import tt_alloc
         self.tt = tt_alloc(hash_mb)
@@ -119,7 +119,7 @@ class Searcher:
 
     def warm_up(self) -> None:
         """Compile/load every numba function the search uses (a tiny search per variant)."""
-        from engine.position import Position
+        from engine.rules.position import Position
         from .eval import build_eval
         st = SearchState(1)
         for v in ("chess", "grand", "knightrelay"):
@@ -266,7 +266,7 @@ class Searcher:
                     done.set()   # after on_done: wait() returning means the result was delivered
 
     def _think(self, pos, limits, on_info):
-        from engine import movegen as G
+        from engine.rules import movegen as G
         from . import core as C
         from .eval import build_eval
         st = self._state

@@ -36,8 +36,8 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from engine import layout as L
-from engine.layout import (NSQ, STRIDE, PAWN, KNIGHT, KING, NTYPES, EMPTY, OFF, S_SIDE, S_KSQ,
+from engine.rules import layout as L
+from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, KING, NTYPES, EMPTY, OFF, S_SIDE, S_KSQ,
                            V_HEIGHT, V_FLAGS, V_PROMO_START, V_LEAP_N, V_SLIDE_N, V_LEAP, V_SLIDE,
                            V_NSQUARES, V_SQUARES, V_FILE, V_RANK, V_RELAYABLE, VF_RELAY, KNIGHT_OFFSETS)
 

@@ -3,7 +3,7 @@
 Entry layout (``TT_DTYPE``, 16 bytes, one entry per slot)::
 
     key    int64   full Zobrist key (verifies the slot; the index is key & mask)
-    move   int32   best / refutation move (packed, engine.layout), 0 if none
+    move   int32   best / refutation move (packed, engine.rules.layout), 0 if none
     score  int16   score, mate scores stored relative to this node (ply-adjusted)
     eval   int16   static eval of the position (side to move's view), EVAL_NONE if not known; the
                    search writes it after a store (``tt[i].eval = ...``) and reuses it to skip ``evaluate``

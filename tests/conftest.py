@@ -38,12 +38,12 @@ class Game:
 
 
 def _is_capture(pos, m) -> bool:
-    from engine import layout as L
+    from engine.rules import layout as L
     return int(pos.board[L.move_to(m)]) != L.EMPTY or bool(L.move_flags(m) & L.F_EP)
 
 
 def _material(pos) -> int:
-    from engine import layout as L
+    from engine.rules import layout as L
     return sum(int(pos.st[L.S_COUNT + c]) for c in range(32))
 
 
@@ -61,7 +61,7 @@ def playouts(variant: str, n_games: int = 40, max_plies: int = 200, seed: int = 
     game from a random endgame (kings and 1..4 random pieces). A game stops at a game end
     (any status other than 'ongoing') or after ``max_plies`` plies.
     """
-    from engine.position import Position
+    from engine.rules.position import Position
     rng = random.Random(f"{variant}-{seed}")
     games = []
     for _ in range(n_games):
@@ -105,7 +105,7 @@ def playouts(variant: str, n_games: int = 40, max_plies: int = 200, seed: int = 
 def _random_endgame(variant: str, rng: random.Random):
     """A random legal-looking endgame: both kings plus 1..4 other random pieces
     (no pawn on the first or last rank, side not to move not in check)."""
-    from engine.position import Position
+    from engine.rules.position import Position
     from variants import get
     v = get(variant)
     letters = [c for c in v.letters if c != "K"]
@@ -183,7 +183,7 @@ def read_divides(name: str = "knightrelay_divide.txt"):
 def random_positions(variant: str, n: int, seed: int, max_plies: int = 80):
     """``n`` Positions (with history) after 0..``max_plies`` random legal moves from the start,
     from a seeded ``random.Random`` (deterministic)."""
-    from engine.position import Position
+    from engine.rules.position import Position
     rng = random.Random(seed)
     out = []
     while len(out) < n:

@@ -29,9 +29,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from engine.position import Position            # noqa: E402
-from engine import layout as L                  # noqa: E402
-from engine import movegen as G                 # noqa: E402
+from engine.rules.position import Position            # noqa: E402
+from engine.rules import layout as L                  # noqa: E402
+from engine.rules import movegen as G                 # noqa: E402
 
 FSF = "/usr/games/fairy-stockfish"
 

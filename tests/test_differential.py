@@ -260,7 +260,7 @@ def test_chess_vs_python_chess():
 
 def test_grand_insufficient_material_rule_examples():
     """Grand insufficient material on hand-made positions, with pyffish's verdict alongside."""
-    from engine.position import Position
+    from engine.rules.position import Position
     cases = [  # (fen, grand.md insufficient, pyffish both sides insufficient)
         ("10/10/10/10/10/10/10/4k5/10/4K5 w - - 0 1", True, True),        # K v K
         ("10/10/10/10/10/10/10/4k5/10/4KN4 w - - 0 1", True, True),       # K+N v K
@@ -291,7 +291,7 @@ def test_fifty_and_repetition_vs_oracles(variant, fen, moves):
     """Scripted games that reach the 50-move rule and threefold repetition (random
     playouts rarely do): our status at every ply against pyffish's
     is_optional_game_end (and python-chess for chess)."""
-    from engine.position import Position
+    from engine.rules.position import Position
     pos = Position.from_fen(fen, variant)
     start = pos.fen()
     board = chess.Board(start) if variant == "chess" else None
@@ -315,7 +315,7 @@ def test_fifty_and_repetition_vs_oracles(variant, fen, moves):
 def test_ep_convention_difference_with_pyffish():
     """The documented e.p.-field difference, and that the comparison helper
     accepts it only when no e.p. capture is legal."""
-    from engine.position import Position
+    from engine.rules.position import Position
     pinned = "8/2p5/8/KP5r/8/8/8/7k b - - 0 1"   # after c7c5 the b5 pawn is pinned along the rank
     pos = Position.from_fen(pinned, "chess")
     pos.push_uci("c7c5")

@@ -27,7 +27,7 @@ def test_parse_epd_line_ops_and_counters():
 
 @pytest.mark.parametrize("variant", E.VARIANTS)
 def test_shipped_suites_are_legal_positions_with_legal_ops(variant):
-    from engine.position import Position
+    from engine.rules.position import Position
     entries = E.load_suite(SUITES[variant])
     assert len(entries) >= 8
     ids = set()
@@ -41,7 +41,7 @@ def test_shipped_suites_are_legal_positions_with_legal_ops(variant):
 
 
 def test_knightrelay_mates_are_mates_and_complete():
-    from engine.position import Position
+    from engine.rules.position import Position
     from bench.suites.generate import mates_in_one, mates_in_two
     kinds = set()
     for e in E.load_suite(SUITES["knightrelay"]):

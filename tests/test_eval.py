@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from engine.position import Position
+from engine.rules.position import Position
 from search.eval import build_eval, evaluate, EV_SIZE
 from tests.conftest import random_positions
 

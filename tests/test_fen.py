@@ -1,4 +1,4 @@
-"""FEN parsing and output (engine/fen.py, Position.from_fen/fen) and the grand
+"""FEN parsing and output (engine/rules/fen.py, Position.from_fen/fen) and the grand
 rules that show in a FEN: round-trips on random playouts, tolerated input
 forms, bad input (ValueError naming the field), warnings, and grand
 promotion/check/double-step rules (shared/rules/grand.md)."""
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.position import Position
+from engine.rules.position import Position
 from tests.conftest import VARIANTS, playouts
 
 GRAND_START = "r8r/1nbqkcabn1/pppppppppp/10/10/10/10/PPPPPPPPPP/1NBQKCABN1/R8R w - - 0 1"

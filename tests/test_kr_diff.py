@@ -22,7 +22,7 @@ from collections import Counter
 
 import pytest
 
-from engine.position import Position
+from engine.rules.position import Position
 from tests import kr_reference as kr
 from tests.conftest import playouts
 

@@ -97,7 +97,7 @@ def test_parse_tc_and_pgn_timecontrol():
 
 @pytest.mark.parametrize("variant", M.VARIANTS)
 def test_builtin_openings_are_legal(variant):
-    from engine.position import Position
+    from engine.rules.position import Position
     assert len(M.OPENINGS[variant]) >= 4
     for line in M.OPENINGS[variant]:
         pos = Position.from_fen(None, variant)
@@ -164,7 +164,7 @@ def test_fsf_vs_fsf_chess_pgn_readable_by_python_chess(tmp_path):
 
 
 def test_fsf_vs_sjaak_grand_uci_and_xboard(tmp_path):
-    from engine.position import Position
+    from engine.rules.position import Position
     _need(SJAAK, "sjaakii")
     rc, pgn, out, err = run(["--variant", "grand", "--engine", fsf_spec(),
                              "--engine", f"cmd={SJAAK} proto=xboard name=Sjaak",

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from engine.position import Position
+from engine.rules.position import Position
 from search.driver import Searcher, Limits
 
 DATA = os.path.join(os.path.dirname(__file__), "data")

@@ -1,4 +1,4 @@
-"""SAN (engine/notation.py): hand-made cases for every rule, python-chess's
+"""SAN (engine/rules/notation.py): hand-made cases for every rule, python-chess's
 ``Board.san`` on chess playouts, and pyffish ``get_san`` on grand playouts.
 
 pyffish conventions checked (they agree with ours, so the comparison is exact):
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.position import Position
+from engine.rules.position import Position
 from tests.conftest import playouts
 
 sf = pytest.importorskip("pyffish")

@@ -44,7 +44,7 @@ def test_data_files_parsed():
 
 @pytest.mark.parametrize("variant,fen,depth,count", CASES)
 def test_perft(variant, fen, depth, count):
-    from engine.position import Position
+    from engine.rules.position import Position
     pos = Position.from_fen(fen, variant)
     before = pos.fen(), pos.key
     assert pos.perft(depth) == count
@@ -57,7 +57,7 @@ DIVIDES = read_divides()
 @pytest.mark.parametrize("fen,expected", [pytest.param(f, d, id=f"kr-divide-{i}")
                                           for i, (f, d) in enumerate(DIVIDES, 1)])
 def test_knightrelay_divide(fen, expected):
-    from engine.position import Position
+    from engine.rules.position import Position
     pos = Position.from_fen(fen, "knightrelay")
     ours = dict(pos.divide(2))
     missing = sorted(set(expected) - set(ours))
@@ -77,7 +77,7 @@ def test_divides_cover_the_handmade_positions():
 
 @pytest.mark.parametrize("variant", list(FILES.values()))
 def test_divide_sums_to_perft(variant):
-    from engine.position import Position
+    from engine.rules.position import Position
     pos = Position.from_fen(None, variant)
     div = pos.divide(3)
     assert len(div) == len(pos.legal_moves())

@@ -1,7 +1,7 @@
 """The Python API refuses bad input cleanly and survives very long games."""
 import pytest
 
-from engine.position import Position
+from engine.rules.position import Position
 
 
 def test_push_rejects_a_move_that_is_not_legal():

@@ -194,13 +194,13 @@ def xboard_line(rng: random.Random) -> bytes:
 
 
 def legal_grand_start() -> list[str]:
-    from engine.position import Position
+    from engine.rules.position import Position
     return Position.from_fen(None, "grand").legal_uci()
 
 
 def playout(rng: random.Random, variant: str, n: int, zero_based: bool = False) -> list[str]:
     """Coordinate moves of a random legal game of up to ``n`` plies from the variant's start."""
-    from engine.position import Position
+    from engine.rules.position import Position
     pos = Position.from_fen(None, variant)
     out = []
     for _ in range(n):

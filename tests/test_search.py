@@ -5,8 +5,8 @@ import time
 import numpy as np
 import pytest
 
-from engine.position import Position
-from engine import layout as L
+from engine.rules.position import Position
+from engine.rules import layout as L
 from search.driver import Searcher, Limits, score_tuple
 from search.tt import tt_alloc, tt_probe, tt_store, hashfull, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER
 from search.timeman import allocate

@@ -42,7 +42,7 @@ def eng():
 
 
 def legal(variant: str, fen: str | None, moves: list[str]) -> list[str]:
-    from engine.position import Position
+    from engine.rules.position import Position
     pos = Position.from_fen(fen, variant)
     for m in moves:
         pos.push_uci(m)
@@ -68,7 +68,7 @@ def sync(e: EngineProcess) -> list[str]:
 
 # ---------------------------------------------------------------- start-up
 def test_protocol_modules_do_not_import_numba():
-    code = ("import sys, engine.cli, engine.protocol, engine.uci, engine.xboard, engine.backend; "
+    code = ("import sys, engine.cli, engine.protocol.loop, engine.protocol.uci, engine.protocol.xboard, engine.protocol.session; "
             "bad = [m for m in ('numpy', 'numba') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
                        env={"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin"})
@@ -187,7 +187,7 @@ def test_knightrelay_cutechess_move_into_relayed_check_is_accepted(eng):
 def test_ucinewgame_clears_the_hash_before_readyok():
     """The hash is cleared by ucinewgame/isready, not inside the next go (where it costs clock)."""
     import io
-    from engine.protocol import run
+    from engine.protocol.loop import run
     calls = []
     out = io.StringIO()
 
@@ -428,7 +428,7 @@ class FakeSearcher:
 
 def test_run_in_process_with_injected_searcher():
     import io
-    from engine.protocol import run
+    from engine.protocol.loop import run
     made = []
 
     def factory(hash_mb):

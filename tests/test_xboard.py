@@ -47,7 +47,7 @@ def sync(e: EngineProcess, timeout: float = 30) -> list[str]:
 
 
 def position(variant: str, fen: str | None, cecp_moves: list[str]):
-    from engine.position import Position
+    from engine.rules.position import Position
     pos = Position.from_fen(fen, variant)
     zb = pos.variant.height == 10
     for m in cecp_moves:

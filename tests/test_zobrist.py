@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine import movegen as G
-from engine import layout as L
-from engine.position import Position
+from engine.rules import movegen as G
+from engine.rules import layout as L
+from engine.rules.position import Position
 from tests.conftest import VARIANTS, playouts
 
 

@@ -2,7 +2,7 @@
 
 A :class:`Variant` is one flat record (the Fairy-Stockfish ``variant.h``
 habit). New variants copy a parent with :func:`dataclasses.replace` and
-override fields. :mod:`variants.compile` turns a record into the flat numpy
+override fields. :mod:`engine.rules.tables` turns a record into the flat numpy
 tables the numba generator reads; no code path in the generator names a
 variant.
 """
@@ -22,7 +22,7 @@ class Piece:
     """One piece type: FEN letter (upper case), leaper and slider vectors, value.
 
     ``letter`` fixes the internal type id (P N B R Q K C A -> 1..8, see
-    :mod:`engine.layout`). ``leaps`` are single jumps, ``slides`` are ray
+    :mod:`engine.rules.layout`). ``leaps`` are single jumps, ``slides`` are ray
     directions. Pawns are special-cased by the generator (``leaps``/``slides``
     empty). ``value`` is in centipawns (middlegame, endgame).
     """

@@ -33,7 +33,7 @@ import shutil
 import subprocess
 import sys
 
-from engine import layout as L
+from engine.rules import layout as L
 
 
 class Fsf:
@@ -96,7 +96,7 @@ def is_relay_jump(pos, m):
 
 def fsf_games(fsf_path, variant, n_games, rng):
     """Positions (FEN) from Fairy-Stockfish self-play at depth 3 with 4 random first plies."""
-    from engine.position import Position
+    from engine.rules.position import Position
     f = Fsf(fsf_path, variant)
     fens = []
     for _ in range(n_games):
@@ -122,7 +122,7 @@ def fsf_games(fsf_path, variant, n_games, rng):
 
 
 def fsf_suite(fsf_path, variant, rng, want=(4, 4, 3, 3)):
-    from engine.position import Position
+    from engine.rules.position import Position
     fens = fsf_games(fsf_path, variant, 12, rng)
     rng.shuffle(fens)
     f = Fsf(fsf_path, variant)
@@ -171,7 +171,7 @@ def fsf_suite(fsf_path, variant, rng, want=(4, 4, 3, 3)):
 
 
 def relay_suite(rng, want=6, max_games=20000):
-    from engine.position import Position
+    from engine.rules.position import Position
     relay, plain = [], []
     for _ in range(max_games):
         if len(relay) >= want:
@@ -229,7 +229,7 @@ def relay_mate2(rng, want=4, budget_s=300.0):
     """Knightrelay mates in 2 by exhaustive search over random-playout positions whose side to move
     has a move leaving the opponent at most 3 replies (a cheap filter before the full search)."""
     import time
-    from engine.position import Position
+    from engine.rules.position import Position
     out, t_end = [], time.monotonic() + budget_s
     while len(out) < want and time.monotonic() < t_end:
         pos = Position.from_fen(None, "knightrelay")

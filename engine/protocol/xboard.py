@@ -35,10 +35,10 @@ from __future__ import annotations
 
 import re
 
-from . import __version__
-from .backend import (Backend, canonical_variant, HASH_MIN, HASH_MAX, OVERHEAD_MIN, OVERHEAD_MAX,
+from engine import __version__
+from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, OVERHEAD_MIN, OVERHEAD_MAX,
                       OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT, sane_move, king_capture)
-from .protocol import clean, log
+from .loop import clean, log
 
 MATE_BASE = 100000
 DEFAULT_MOVETIME = 5000   # ms per move when the GUI gave neither level, st, time nor sd
@@ -203,7 +203,7 @@ class XBoardHandler:
         if self.pos is None:
             if not self.backend.wait_core():
                 raise XBError(self.backend.core_error or "engine not ready")
-            from .position import Position
+            from engine.rules.position import Position
             self.pos = Position.from_fen(None, self.variant)
         return self.pos
 
@@ -227,7 +227,7 @@ class XBoardHandler:
                 if (self.post or kind == "analyze") and (info.get("multipv") or 1) == 1 and not info.get("bound"):
                     out.send(format_thinking(info, p, zb))
             except Exception:
-                from .protocol import log_exception
+                from .loop import log_exception
                 log_exception("thinking output")
 
         def on_done(best, ponder, sid=sid):
@@ -429,7 +429,7 @@ class XBoardHandler:
             raise XBError("missing FEN")
         if not self.backend.wait_core():
             raise XBError(self.backend.core_error or "engine not ready")
-        from .position import Position
+        from engine.rules.position import Position
         try:
             pos = Position.from_fen(" ".join(args), self.variant)
         except ValueError as e:

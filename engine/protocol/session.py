@@ -9,7 +9,7 @@ starts, so the worker never sees a hash table resized under it.
 Warm-up runs in two steps, each ending in an event:
 
 1. ``core_ready``: the rules core (numba move generator) is loaded and every
-   function a :class:`engine.position.Position` needs has been compiled or
+   function a :class:`engine.rules.position.Position` needs has been compiled or
    loaded from the cache, for each variant;
 2. ``ready``: the Searcher exists and ``warm_up()`` has returned (the engine
    can search; UCI ``isready`` answers ``readyok``).
@@ -24,7 +24,7 @@ import os
 import threading
 import time
 
-from .protocol import log, log_exception
+from .loop import log, log_exception
 
 VARIANTS = ("chess", "grand", "knightrelay")
 VARIANT_ALIASES = {"chess": "chess", "standard": "chess", "normal": "chess",
@@ -90,7 +90,7 @@ class Backend:
     def _warm(self) -> None:
         t0 = time.monotonic()
         try:
-            from .position import Position
+            from engine.rules.position import Position
             for v in VARIANTS:
                 p = Position.from_fen(None, v)
                 mv = p.legal_moves()
@@ -208,7 +208,7 @@ class Backend:
 # ------------------------------------------------------------------ formatting helpers
 def board_lines(pos) -> list[str]:
     """ASCII diagram of ``pos`` (top rank first), Stockfish's ``d`` style."""
-    from . import layout as L
+    from engine.rules import layout as L
     w, h = pos.variant.width, pos.variant.height
     sep = "  +" + "---+" * w
     lines = [sep]
@@ -231,7 +231,7 @@ def static_eval(pos) -> int:
         from search.eval import build_eval, evaluate
         return int(evaluate(pos.board, pos.st, pos.vt, build_eval(pos.variant.name), np.zeros(64, np.int32)))
     except ImportError:
-        from . import layout as L
+        from engine.rules import layout as L
         total = 0
         for sq in range(L.NSQ):
             c = pos.piece_at(sq)
@@ -245,7 +245,7 @@ def static_eval(pos) -> int:
 def king_capture(pos, move: int) -> bool:
     """True if ``move`` lands on the enemy king (the answer to an illegal position
     where the side not to move is in check)."""
-    from . import layout as L
+    from engine.rules import layout as L
     p = int(pos.board[L.move_to(move)])
     return p != L.EMPTY and p != L.OFF and (p & 15) == L.KING
 

@@ -1,14 +1,14 @@
 """Compile a :class:`~variants.base.Variant` record into the flat ``int32``
-table read by the numba generator (layout: :mod:`engine.layout`, ``V_*``)."""
+table read by the numba generator (layout: :mod:`engine.rules.layout`, ``V_*``)."""
 from __future__ import annotations
 
 from functools import lru_cache
 
 import numpy as np
 
-from engine import layout as L
-from . import get
-from .base import KNIGHT
+from . import layout as L
+from variants import get
+from variants.base import KNIGHT
 
 TYPE_OF_LETTER = {c: i for i, c in enumerate(L.TYPE_LETTERS) if c != "."}
 

@@ -25,11 +25,11 @@ from __future__ import annotations
 import re
 import threading
 
-from . import __version__
-from .backend import (Backend, canonical_variant, HASH_MIN, HASH_MAX, HASH_DEFAULT, OVERHEAD_MIN,
+from engine import __version__
+from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, HASH_DEFAULT, OVERHEAD_MIN,
                       OVERHEAD_MAX, OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT,
                       board_lines, static_eval, sane_move)
-from .protocol import clean, log
+from .loop import clean, log
 
 AUTHOR = "the Cardinal developers"
 PERFT_MAX = 12
@@ -132,7 +132,7 @@ class UCIHandler:
         if self.pos is None:
             if not self.backend.wait_core():
                 raise UCIError(self.backend.core_error or "engine not ready")
-            from .position import Position
+            from engine.rules.position import Position
             self.pos = Position.from_fen(None, self.variant)
         return self.pos
 
@@ -220,7 +220,7 @@ class UCIHandler:
             raise UCIError("position: expected 'startpos' or 'fen <FEN>' before 'moves'")
         if not self.backend.wait_core():
             raise UCIError(self.backend.core_error or "engine not ready")
-        from .position import Position
+        from engine.rules.position import Position
         if head[0] == "startpos" and len(head) == 1:
             pos = Position.from_fen(None, self.variant)
         elif head[0] == "fen" and len(head) > 1:
@@ -311,7 +311,7 @@ class UCIHandler:
             try:
                 out.send(format_info(info, p))
             except Exception:
-                from .protocol import log_exception
+                from .loop import log_exception
                 log_exception("info formatting")
 
         def on_done(best, ponder, p=p, sid=sid):
@@ -325,7 +325,7 @@ class UCIHandler:
                         line += f" ponder {p.uci(ponder)}"
                     out.send(line)
             except Exception:
-                from .protocol import log_exception
+                from .loop import log_exception
                 log_exception("bestmove")
                 out.send("bestmove (none)")
             finally:

@@ -7,7 +7,7 @@ Example::
     pos.push_uci("e3e5")
     print(pos.fen(), len(pos.legal_moves()), pos.status())
 
-Moves are packed ``int`` values (layout in :mod:`engine.layout`); use
+Moves are packed ``int`` values (layout in :mod:`engine.rules.layout`); use
 :meth:`Position.uci` and :meth:`Position.san` to print them.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from . import fen as F
 from .fen import FenError
 from . import movegen as G
 from variants import get as get_variant
-from variants.compile import compile_variant
+from .tables import compile_variant
 
 _ZOB = G.zobrist_table()
 REBASE_KEEP = 1024   # plies of history kept by Position._rebase
@@ -36,7 +36,7 @@ def zobrist() -> np.ndarray:
 class Position:
     """A game position with its history (for repetition and ``pop``).
 
-    Arrays (shared with the numba core, see :mod:`engine.movegen`):
+    Arrays (shared with the numba core, see :mod:`engine.rules.movegen`):
     ``board`` int8[168], ``st`` int64[S_SIZE], ``stack`` int64[MAX_GAME_PLIES, U_SIZE],
     ``hist`` int64[MAX_GAME_PLIES + 1], ``vt`` int32[V_SIZE], ``zob`` int64[40, 168].
     """
@@ -340,7 +340,7 @@ class Position:
         return None
 
     def san(self, move: int) -> str:
-        """Standard algebraic notation of a legal move (see :mod:`engine.notation`).
+        """Standard algebraic notation of a legal move (see :mod:`engine.rules.notation`).
         Raises ``ValueError`` if ``move`` is not legal here."""
         from .notation import san
         legal = self.legal_moves()

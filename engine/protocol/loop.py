@@ -1,7 +1,7 @@
 """The protocol loop behind ``cardinal`` (no arguments): UCI or XBoard/CECP v2 on stdin/stdout.
 
 :func:`run` picks the protocol from the first command: ``uci`` -> UCI
-(:mod:`engine.uci`), ``xboard`` or ``protover`` -> XBoard (:mod:`engine.xboard`).
+(:mod:`engine.protocol.uci`), ``xboard`` or ``protover`` -> XBoard (:mod:`engine.protocol.xboard`).
 A UCI-only command as the first line (``isready``, ``position``, ``go``, ...)
 also selects UCI, like Stockfish; ``new`` selects XBoard.
 
@@ -12,7 +12,7 @@ Threads (the layer is plain Python; nothing here imports numpy or numba, so
   (bytes decoded as UTF-8 with replacement, so no input can kill it) and puts
   ``("eof", None)`` at end of input;
 * the command loop (the caller's thread) takes queue items one at a time;
-* the warm-up thread (:class:`engine.backend.Backend`) imports the numba core
+* the warm-up thread (:class:`engine.protocol.session.Backend`) imports the numba core
   and builds and warms the :class:`search.driver.Searcher`;
 * the search runs in the Searcher's worker thread; its callbacks write lines
   through :class:`Output` (one lock, every line flushed) or post
@@ -166,7 +166,7 @@ def run(stdin=None, stdout=None, searcher_factory=None) -> int:
     environment variable ``CARDINAL_SEARCHER=module:callable`` does the same for
     a whole process).
     """
-    from .backend import Backend
+    from .session import Backend
     out = Output(stdout)
     inp = Input(stdin)
     backend = Backend(out, inp, searcher_factory)

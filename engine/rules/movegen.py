@@ -1,13 +1,13 @@
 """The numba core: attack tests, move generation, make/unmake, Zobrist keys.
 
 Every function here is ``@njit(cache=True, nogil=True)`` and works on numpy
-arrays only (layouts in :mod:`engine.layout`):
+arrays only (layouts in :mod:`engine.rules.layout`):
 
 * ``board``  ``int8[NSQ]``       padded mailbox, piece codes
 * ``st``     ``int64[S_SIZE]``   side, e.p., castling, counters, king squares, key, piece counts
 * ``stack``  ``int64[MAX_GAME_PLIES, U_SIZE]`` undo rows, one per made move
 * ``hist``   ``int64[MAX_GAME_PLIES + 1]`` Zobrist key after each ply (``hist[st[S_PLY]]`` is the current key)
-* ``vt``     ``int32[V_SIZE]``   the variant table (:func:`variants.compile.compile_variant`)
+* ``vt``     ``int32[V_SIZE]``   the variant table (:func:`engine.rules.tables.compile_variant`)
 * ``zob``    ``int64[ZOB_ROWS, NSQ]`` Zobrist keys (:func:`zobrist_table`)
 * ``moves``  ``int32[...]``      caller-owned move buffer; generators write from index ``n0`` and return the new end
 
