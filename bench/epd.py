@@ -25,7 +25,11 @@ import time
 from dataclasses import dataclass, field
 
 SUITES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "suites")
-VARIANTS = ("chess", "grand", "knightrelay")
+import variants as _variants
+
+VARIANTS = _variants.names()
+# Shipped suites: bench/suites/<variant>.epd for each registered variant that has one.
+SUITES = tuple(v for v in VARIANTS if os.path.exists(os.path.join(SUITES_DIR, v + ".epd")))
 
 
 @dataclass
@@ -205,9 +209,9 @@ def print_table(results, out=None):
 
 def main(argv) -> int:
     ap = argparse.ArgumentParser(prog="cardinal bench epd", description=__doc__.split("\n\n")[0])
-    ap.add_argument("file", help="EPD file (or the name of a shipped suite: chess, grand, knightrelay)")
+    ap.add_argument("file", help=f"EPD file (or the name of a shipped suite: {', '.join(SUITES)})")
     ap.add_argument("--movetime", type=int, default=1000, metavar="MS", help="time per position in ms (default 1000)")
-    ap.add_argument("--variant", choices=VARIANTS, default=None)
+    ap.add_argument("--variant", choices=_variants.all_names(), default=None)
     ap.add_argument("--hash", type=int, default=16, metavar="MB", help="hash size in MiB (default 16)")
     ap.add_argument("--engine", default=None, metavar="SPEC",
                     help='search with an external engine instead: "cmd=... proto=uci|xboard"')
@@ -215,12 +219,13 @@ def main(argv) -> int:
     ap.add_argument("--no-progress", action="store_true")
     a = ap.parse_args(argv)
     path = a.file
-    if not os.path.exists(path) and a.file in VARIANTS:
+    if not os.path.exists(path) and a.file in SUITES:
         path = os.path.join(SUITES_DIR, a.file + ".epd")
     variant = a.variant
     if variant is None:
         base = os.path.basename(path).lower()
-        variant = next((v for v in ("knightrelay", "grand") if base.startswith(v)), "chess")
+        variant = max((v for v in VARIANTS if base.startswith(v)), key=len, default="chess")
+    variant = _variants.canonical(variant)
     if a.movetime <= 0:
         print("error: --movetime must be positive", file=sys.stderr)
         return 2

@@ -65,44 +65,12 @@ PING_TIMEOUT = 15.0        # s: later 'readyok'/'pong' (Cute Chess PingTimeout)
 QUIT_TIMEOUT = 3.0         # s: after 'quit' the process group is killed
 XBOARD_NODONE_WAIT = 8.0   # s: wait for 'feature done=1' from an engine that never sent done=0 (Cute Chess)
 
-VARIANTS = ("chess", "grand", "knightrelay")
+import variants as _variants
 
-# Built-in balanced openings: short lines from the start position (UCI
-# coordinates, 1-based ranks), each played with both colours. Chosen as
-# quiet, symmetrical or well-known equal starts; tests/test_match.py checks
-# that every line is legal under Cardinal's rules.
-OPENINGS = {
-    "chess": [
-        "e2e4 e7e5 g1f3 b8c6",
-        "d2d4 d7d5 c2c4 e7e6",
-        "e2e4 c7c5 g1f3 d7d6",
-        "d2d4 g8f6 c2c4 g7g6",
-        "c2c4 e7e5 b1c3 g8f6",
-        "g1f3 d7d5 g2g3 g8f6",
-        "e2e4 e7e6 d2d4 d7d5",
-        "e2e4 c7c6 d2d4 d7d5",
-    ],
-    "grand": [
-        "e3e5 e8e6",
-        "f3f5 f8f6",
-        "i2h4 i9h7",
-        "d3d4 d8d7 i2h4 i9h7",
-        "f3f4 e8e6",
-        "e3e5 g8g6",
-        "c3c4 c8c7",
-        "h3h5 h8h6",
-    ],
-    "knightrelay": [
-        "e2e4 e7e5",
-        "d2d4 d7d5",
-        "c2c4 c7c5",
-        "g1f3 g8f6",
-        "b1c3 b8c6",
-        "e2e4 e7e5 g1f3 b8c6",
-        "d2d4 d7d5 b1c3 g8f6",
-        "g2g3 g7g6",
-    ],
-}
+VARIANTS = _variants.all_names()
+# Built-in balanced openings: each variant record's ``openings`` (short lines from the
+# start position, UCI coordinates with 1-based ranks), each played with both colours.
+OPENINGS = {name: list(v.openings) for name, v in _variants.VARIANTS.items()}
 
 
 # ---------------------------------------------------------------------------- errors
@@ -1049,6 +1017,7 @@ def run_match(cfg: MatchConfig) -> MatchResult:
     """
     if cfg.variant not in VARIANTS:
         raise ValueError(f"unknown variant {cfg.variant!r} (choose from {', '.join(VARIANTS)})")
+    cfg.variant = _variants.canonical(cfg.variant)
     if len(cfg.engines) != 2:
         raise ValueError("a match needs exactly two engines")
     openings = cfg.openings or builtin_openings(cfg.variant)

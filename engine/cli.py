@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import variants   # plain data, cheap to import
+
 
 MAX_PERFT_DEPTH = 20   # deeper runs never finish from any real position
 
@@ -26,7 +28,7 @@ def _perft(argv) -> int:
     ap = argparse.ArgumentParser(prog="cardinal perft", description="Count leaf nodes of the legal move tree "
                                  "(bulk counting: the last ply counts legal moves without playing them).")
     ap.add_argument("depth", type=int)
-    ap.add_argument("--variant", default="chess", help="chess, grand or knightrelay (default chess)")
+    ap.add_argument("--variant", default="chess", help=f"{', '.join(variants.all_names())} (default chess)")
     ap.add_argument("--fen", default=None, help="start FEN (default: the variant's start position)")
     ap.add_argument("--divide", action="store_true", help="print the count below each root move first")
     a = ap.parse_args(argv)

@@ -18,7 +18,8 @@ def main(argv) -> int:
     t0 = time.perf_counter()
     from engine.rules.position import Position
     t_import = time.perf_counter() - t0
-    for v in ("chess", "grand", "knightrelay"):
+    import variants
+    for v in variants.names():
         pos = Position.from_fen(None, v)
         pos.perft(2)
         pos.status()

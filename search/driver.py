@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from engine.rules import layout as L
+import variants as _variants
 from .limits import Limits  # noqa: F401  (re-exported: search.driver.Limits is the public name)
 
 MAX_MULTIPV = 5
@@ -122,7 +123,7 @@ class Searcher:
         from engine.rules.position import Position
         from .eval import build_eval
         st = SearchState(1)
-        for v in ("chess", "grand", "knightrelay"):
+        for v in _variants.names():
             pos = Position.from_fen(None, v)
             st.info[:] = 0
             st.info[1] = 1 << 40

@@ -12,8 +12,10 @@ import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import variants
+
 DATA = os.path.join(os.path.dirname(__file__), "data")
-VARIANTS = ("chess", "grand", "knightrelay")
+VARIANTS = variants.names()
 
 
 @dataclass

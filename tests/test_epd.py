@@ -6,7 +6,7 @@ import pytest
 
 from bench import epd as E
 
-SUITES = {v: os.path.join(E.SUITES_DIR, v + ".epd") for v in E.VARIANTS}
+SUITES = {v: os.path.join(E.SUITES_DIR, v + ".epd") for v in E.SUITES}
 
 
 def test_parse_epd_line_ops_and_counters():
@@ -25,7 +25,7 @@ def test_parse_epd_line_ops_and_counters():
         E.parse_epd_line('8/8/8/8/8/8/8/K1k5 w - - id "open', 1)
 
 
-@pytest.mark.parametrize("variant", E.VARIANTS)
+@pytest.mark.parametrize("variant", E.SUITES)
 def test_shipped_suites_are_legal_positions_with_legal_ops(variant):
     from engine.rules.position import Position
     entries = E.load_suite(SUITES[variant])

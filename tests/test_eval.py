@@ -7,7 +7,7 @@ from engine.rules.position import Position
 from search.eval import build_eval, evaluate, EV_SIZE
 from tests.conftest import random_positions
 
-VARIANTS = ["chess", "grand", "knightrelay"]
+from tests.conftest import VARIANTS
 
 
 def flip_fen(fen: str) -> str:

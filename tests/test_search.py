@@ -19,7 +19,7 @@ def _compiled_search():
     latencies, and a first-use compile (~10 s cold) must not fall inside those bounds."""
     Searcher(1).warm_up()
 
-VARIANTS = ["chess", "grand", "knightrelay"]
+from tests.conftest import VARIANTS
 
 
 def run(pos, limits, searcher=None, multipv=1):

@@ -8,7 +8,7 @@ variant.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 # Move vectors as (dx, dy) with dy towards the opponent for White.
 KNIGHT = ((1, 2), (-1, 2), (1, -2), (-1, -2), (2, 1), (-2, 1), (2, -1), (-2, -1))
@@ -63,7 +63,14 @@ class Variant:
       relay: pieces other than K and N defended by a friendly knight also move like a knight.
       knights_passive: knights cannot capture, cannot be captured and attack nothing.
       insufficient: name of the insufficient-material rule ("chess", "grand", "knightrelay").
+      aliases: other names accepted for this variant (UCI_Variant, CLI, XBoard).
+      xboard_name: the name in XBoard's ``variants`` feature (``normal`` for chess).
+      xboard_pieces: for a variant XBoard does not know, ``piece`` lines (Betza
+        notation, Sjaak's engine-defined-variant format) sent after ``setup``.
       source: where the rules come from.
+      openings: short balanced lines from the start (UCI coordinates, 1-based
+        ranks) that the match runner plays when no opening file is given.
+      bench_positions: FENs searched by ``cardinal bench`` (``None`` = the start position).
       eval_weights: evaluation overrides for this variant (read by search/eval.py,
         which holds the defaults and documents every key), e.g.
         ``{"values": {"N": (260, 250)}, "relay_bonus": (18, 12)}``.
@@ -83,14 +90,35 @@ class Variant:
     knights_passive: bool = False
     insufficient: str = "chess"
     aliases: tuple = ()
+    xboard_name: str = ""
+    xboard_pieces: tuple = ()
     source: str = ""
+    openings: tuple = ()
+    bench_positions: tuple = ()
     eval_weights: dict = field(default_factory=dict)
+
+    # Fields that name one variant rather than describe rules: never inherited by derive().
+    _IDENTITY = {"aliases": (), "xboard_name": "", "xboard_pieces": (), "source": "", "openings": (),
+                 "bench_positions": (), "eval_weights": {}}
+
+    def derive(self, **changes) -> "Variant":
+        """A new record copying this one's rules (``dataclasses.replace``) with ``changes``
+        applied; identity fields (aliases, XBoard name and pieces, source, openings, bench
+        positions, eval overrides) start empty unless given. ``name`` is required."""
+        if "name" not in changes:
+            raise TypeError("derive() needs a name")
+        return replace(self, **{**self._IDENTITY, **changes})
 
     def piece(self, letter: str) -> Piece:
         for p in self.pieces:
             if p.letter == letter.upper():
                 return p
         raise KeyError(letter)
+
+    @property
+    def xboard(self) -> str:
+        """The XBoard variant name (``xboard_name``, else ``name``)."""
+        return self.xboard_name or self.name
 
     @property
     def letters(self) -> str:

@@ -26,9 +26,9 @@ import time
 
 from .loop import log, log_exception
 
-VARIANTS = ("chess", "grand", "knightrelay")
-VARIANT_ALIASES = {"chess": "chess", "standard": "chess", "normal": "chess",
-                   "grand": "grand", "knightrelay": "knightrelay"}
+import variants as _variants   # plain data: cheap to import before the protocol's first answer
+
+VARIANTS = _variants.names()
 
 HASH_MIN, HASH_MAX, HASH_DEFAULT = 1, 4096, 16          # MiB (Searcher.resize_hash accepts 1..4096)
 OVERHEAD_MIN, OVERHEAD_MAX, OVERHEAD_DEFAULT = 0, 5000, 100
@@ -39,10 +39,10 @@ STOP_TIMEOUT = 10.0   # s to wait for on_done after stop() before giving up on a
 
 
 def canonical_variant(name: str) -> str | None:
-    """``chess``/``grand``/``knightrelay`` for a protocol variant name (``standard`` and
+    """The canonical variant name for a protocol variant name or alias (``standard`` and
     ``normal`` are chess), or ``None`` if unsupported. Case-sensitive on purpose:
     Cute Chess sends exact lower-case names."""
-    return VARIANT_ALIASES.get(name)
+    return _variants.canonical(name)
 
 
 def _default_factory(hash_mb: int):

@@ -26,6 +26,7 @@ import re
 import threading
 
 from engine import __version__
+import variants as _variants
 from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, HASH_DEFAULT, OVERHEAD_MIN,
                       OVERHEAD_MAX, OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT,
                       board_lines, static_eval, sane_move)
@@ -41,7 +42,8 @@ OPTION_LINES = (
     "option name Ponder type check default false",
     f"option name MultiPV type spin default 1 min {MULTIPV_MIN} max {MULTIPV_MAX}",
     f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min {OVERHEAD_MIN} max {OVERHEAD_MAX}",
-    "option name UCI_Variant type combo default chess var chess var standard var grand var knightrelay",
+    # Cute Chess switches a reused engine back to orthodox chess with 'standard' only if it is listed.
+    "option name UCI_Variant type combo default chess " + " ".join(f"var {n}" for n in _variants.all_names()),
 )
 
 _GO_INT = {"wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate"}

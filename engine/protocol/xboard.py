@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 
 from engine import __version__
+import variants as _variants
 from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, OVERHEAD_MIN, OVERHEAD_MAX,
                       OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT, sane_move, king_capture)
 from .loop import clean, log
@@ -44,15 +45,12 @@ MATE_BASE = 100000
 DEFAULT_MOVETIME = 5000   # ms per move when the GUI gave neither level, st, time nor sd
 
 FEATURES = (f'feature myname="Cardinal {__version__}" ping=1 setboard=1 usermove=1 time=1 draw=0 reuse=1 '
-            'sigint=0 sigterm=0 colors=0 san=0 nps=0 memory=1 analyze=1 variants="normal,grand,knightrelay"')
+            'sigint=0 sigterm=0 colors=0 san=0 nps=0 memory=1 analyze=1 variants="' + ",".join(v.xboard for v in _variants.VARIANTS.values()) + '"')
 OPTION_FEATURES = (
     f'feature option="Move Overhead -spin {OVERHEAD_DEFAULT} {OVERHEAD_MIN} {OVERHEAD_MAX}"',
     f'feature option="MultiPV -spin 1 {MULTIPV_MIN} {MULTIPV_MAX}"',
     'feature option="Clear Hash -button"',
 )
-# Reply to `variant knightrelay` (XBoard does not know it): format of Sjaak's engine-defined
-# variants; Betza: knights move but never capture, pawns without e.p., king with castling.
-KNIGHTRELAY_PIECES = ("piece N& mN", "piece P& fmWfcFifmW2", "piece K& KisO2")
 
 # Commands processed at once even while a search runs (they change nothing the search uses now).
 HARMLESS = {"time", "otim", "post", "nopost", "hard", "level", "st", "sd", "memory", "option", "cores",
@@ -392,10 +390,11 @@ class XBoardHandler:
             raise XBError("unsupported variant")
         self.variant = v
         self.pos = None
-        if v == "knightrelay":
-            from variants import get
-            self.out.send(f"setup (PNBRQKpnbrqk) 8x8+0_fairy {get(v).start_fen}")
-            for line in KNIGHTRELAY_PIECES:
+        rec = _variants.get(v)
+        if rec.xboard_pieces:   # a variant XBoard does not know: define it (engine-defined variant)
+            letters = rec.letters + rec.letters.lower()
+            self.out.send(f"setup ({letters}) {rec.width}x{rec.height}+0_fairy {rec.start_fen}")
+            for line in rec.xboard_pieces:
                 self.out.send(line)
 
     def cmd_force(self, args) -> None:
