@@ -8,7 +8,7 @@ module plus one line in :data:`_RECORDS`.
 ``get(name)`` accepts the canonical name or an alias (``standard``/``normal``
 for chess) and raises ``KeyError`` for an unknown variant.
 """
-from .base import Variant, Piece
+from .base import Variant, Piece, NoMate
 from .chess import CHESS
 from .grand import GRAND
 from .knightrelay import KNIGHTRELAY
@@ -51,5 +51,5 @@ def get(name: str) -> Variant:
     return VARIANTS[c]
 
 
-__all__ = ["Variant", "Piece", "VARIANTS", "BENCH_SIGNATURE", "names", "all_names", "canonical", "get",
+__all__ = ["Variant", "Piece", "NoMate", "VARIANTS", "BENCH_SIGNATURE", "names", "all_names", "canonical", "get",
            "CHESS", "GRAND", "KNIGHTRELAY"]

@@ -76,8 +76,24 @@ V_FILE = 600         # V_FILE + sq: 0-based file of sq (-1 off-board)
 V_RANK = 780         # V_RANK + sq: 0-based rank
 V_SLIDEMASK = 950    # V_SLIDEMASK + type: bit d set if the type attacks along LINE_OFFSETS[d] (towards the target)
 V_RELAYABLE = 960    # V_RELAYABLE + type: 1 if the type gains knight moves when relayed
-V_INSUF = 6          # insufficient-material rule: 0 chess, 1 grand, 2 knightrelay
-V_SIZE = 980
+# castling, per colour and side: index c = 2 * colour + side (side 0 king side, 1 queen side),
+# the same bit as in S_CASTLE (1 << c)
+V_CK_FROM = 980      # V_CK_FROM + colour: the square a castling king starts from
+V_CR_FROM = 982      # V_CR_FROM + c: the castling rook's start square
+V_CK_TO = 986        # V_CK_TO + c: the king's destination square
+V_CR_TO = 990        # V_CR_TO + c: the rook's destination square
+V_CEMPTY_N = 994     # V_CEMPTY_N + c: number of squares that must be empty
+V_CSAFE_N = 998      # V_CSAFE_N + c: number of squares that must not be attacked
+CASTLE_MAXSQ = 12
+V_CEMPTY = 1002      # V_CEMPTY + c*CASTLE_MAXSQ + j: squares that must be empty
+V_CSAFE = 1050       # V_CSAFE + c*CASTLE_MAXSQ + j: king start and crossed squares (the destination
+                     # is left to the legality test)
+# insufficient material: material sets (both sides, kings aside) with which no mate is possible
+MAX_NOMATE = 4
+V_NNOMATE = 1098     # number of sets
+V_NOMATE = 1100      # V_NOMATE + e*NTYPES + type: most pieces of that type in set e (0 = none)
+V_NOMATE_COLOUR = 1136  # V_NOMATE_COLOUR + e: bit t set if type t must stand on one square colour
+V_SIZE = 1140
 
 VF_CASTLING = 1
 VF_EP = 2

@@ -17,12 +17,14 @@ names a variant. Rules: FIDE laws, ``grand.md`` and ``knightrelay.md``.
 import numpy as np
 from numba import njit
 
-from .layout import (STRIDE, NSQ, PAWN, KNIGHT, KING, NTYPES, WHITE, BLACK, EMPTY, OFF,
+from .layout import (STRIDE, NSQ, PAWN, KNIGHT, ROOK, KING, NTYPES, WHITE, BLACK, EMPTY, OFF,
                      F_DOUBLE, F_EP, F_CASTLE, S_SIDE, S_EP, S_CASTLE, S_HALFMOVE, S_FULLMOVE,
                      S_KSQ, S_HASH, S_PLY, S_COUNT, U_MOVE, U_CAPT, U_EP, U_CASTLE, U_HALF, U_HASH,
                      V_HEIGHT, V_FLAGS, V_DOUBLE_RANK, V_PROMO_START, V_NPROMO, V_PROMO,
                      V_PROMO_MAX, V_LEAP_N, V_SLIDE_N, V_LEAP, V_SLIDE, V_NSQUARES, V_SQUARES,
-                     V_CMASK, V_FILE, V_RANK, V_SLIDEMASK, V_RELAYABLE, V_INSUF,
+                     V_CMASK, V_FILE, V_RANK, V_SLIDEMASK, V_RELAYABLE, V_CK_FROM, V_CR_FROM, V_CK_TO,
+                     V_CR_TO, V_CEMPTY_N, V_CSAFE_N, V_CEMPTY, V_CSAFE, CASTLE_MAXSQ, V_NNOMATE, V_NOMATE,
+                     V_NOMATE_COLOUR,
                      VF_CASTLING, VF_EP, VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS, LINE_OFFSETS)
 
 MAX_MOVES = 512          # capacity of one ply's slice of a move buffer
@@ -71,7 +73,7 @@ def is_attacked(board, st, vt, sq, by):
     else:
         if board[sq + STRIDE - 1] == pawn or board[sq + STRIDE + 1] == pawn:
             return True
-    for ty in range(2, NTYPES):
+    for ty in range(KNIGHT, NTYPES):   # every type but the pawn (tested above)
         n = vt[V_LEAP_N + ty]
         if n == 0 or st[S_COUNT + (ty | cb)] == 0:
             continue
@@ -235,26 +237,46 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
 
 @njit(cache=True, nogil=True)
 def _gen_castling(board, st, vt, moves, n, ksq, us):
-    """Orthodox castling moves (king two files towards the corner rook)."""
+    """Castling moves of the king on ``ksq`` (king side first), from the variant table:
+    right held, king and rook on their start squares, the squares between empty, the
+    king's start and crossed squares not attacked (its destination: legality test)."""
     rights = st[S_CASTLE] >> (2 * us)
-    if (rights & 3) == 0:
-        return n
-    home = 0 if us == WHITE else vt[V_HEIGHT] - 1
-    e = (home + 2) * STRIDE + 5
-    if ksq != e:
+    if (rights & 3) == 0 or ksq != vt[V_CK_FROM + us]:
         return n
     them = 1 - us
-    rook = 4 | (us << 4)
-    if (rights & 1) != 0 and board[e + 1] == EMPTY and board[e + 2] == EMPTY and board[e + 3] == rook:
-        if not is_attacked(board, st, vt, e, them) and not is_attacked(board, st, vt, e + 1, them):
-            moves[n] = e | ((e + 2) << 8) | (F_CASTLE << 20)
-            n += 1
-    if (rights & 2) != 0 and board[e - 1] == EMPTY and board[e - 2] == EMPTY and board[e - 3] == EMPTY \
-            and board[e - 4] == rook:
-        if not is_attacked(board, st, vt, e, them) and not is_attacked(board, st, vt, e - 1, them):
-            moves[n] = e | ((e - 2) << 8) | (F_CASTLE << 20)
+    rook = ROOK | (us << 4)
+    for side in range(2):
+        if ((rights >> side) & 1) == 0:
+            continue
+        c = 2 * us + side
+        if board[vt[V_CR_FROM + c]] != rook:
+            continue
+        ok = True
+        base = V_CEMPTY + c * CASTLE_MAXSQ
+        for j in range(vt[V_CEMPTY_N + c]):
+            if board[vt[base + j]] != EMPTY:
+                ok = False
+                break
+        if not ok:
+            continue
+        base = V_CSAFE + c * CASTLE_MAXSQ
+        for j in range(vt[V_CSAFE_N + c]):
+            if is_attacked(board, st, vt, vt[base + j], them):
+                ok = False
+                break
+        if ok:
+            moves[n] = ksq | (vt[V_CK_TO + c] << 8) | (F_CASTLE << 20)
             n += 1
     return n
+
+
+@njit(cache=True, nogil=True)
+def _castle_index(vt, us, to):
+    """Index ``2 * colour + side`` of a castling move by colour ``us`` with the king landing on ``to``."""
+    c = 2 * us
+    if to != vt[V_CK_TO + c]:
+        c += 1
+    return c
 
 
 @njit(cache=True, nogil=True)
@@ -326,10 +348,9 @@ def make_move(board, st, stack, hist, vt, zob, m):
     if (p & 15) == KING:
         st[S_KSQ + us] = to
         if (flags & F_CASTLE) != 0:
-            if to > frm:
-                rf, rt = to + 1, to - 1
-            else:
-                rf, rt = to - 2, to + 1
+            c = _castle_index(vt, us, to)
+            rf = vt[V_CR_FROM + c]
+            rt = vt[V_CR_TO + c]
             r = board[rf]
             board[rf] = EMPTY
             board[rt] = r
@@ -392,10 +413,9 @@ def unmake_move(board, st, stack, vt):
     if (p & 15) == KING:
         st[S_KSQ + us] = frm
         if (flags & F_CASTLE) != 0:
-            if to > frm:
-                rf, rt = to + 1, to - 1
-            else:
-                rf, rt = to - 2, to + 1
+            c = _castle_index(vt, us, to)
+            rf = vt[V_CR_FROM + c]
+            rt = vt[V_CR_TO + c]
             board[rf] = board[rt]
             board[rt] = EMPTY
     if us == BLACK:
@@ -466,10 +486,9 @@ def _legal_slow(board, st, vt, m):
     rf = 0
     rt = 0
     if (flags & F_CASTLE) != 0:
-        if to > frm:
-            rf, rt = to + 1, to - 1
-        else:
-            rf, rt = to - 2, to + 1
+        c = _castle_index(vt, us, to)
+        rf = vt[V_CR_FROM + c]
+        rt = vt[V_CR_TO + c]
         board[rt] = board[rf]
         board[rf] = EMPTY
     ok = not is_attacked(board, st, vt, k, them)
@@ -555,37 +574,30 @@ def perft(board, st, stack, hist, vt, zob, depth, moves, ply):
 
 @njit(cache=True, nogil=True)
 def insufficient_material(board, st, vt):
-    """True if neither side can ever mate, by the variant's rule (``V_INSUF``).
-
-    chess (python-chess's definition): no pawns, rooks, queens; and either a
-    single minor piece in all, or bishops only, all on one square colour.
-    grand (grand.md: only where no mate is possible at all; where in doubt match
-    Fairy-Stockfish): no pawns, rooks, queens, marshals, cardinals, and the chess
-    rule above (K v K, K + one minor v K, or bishops only, all on one colour).
-    knightrelay (knightrelay.md): no pawns, rooks, queens; and either no bishops
-    (kings and knights only) or no knights and at most one bishop.
-    """
-    rule = vt[V_INSUF]
-    heavy = 0
-    for c in (0, 16):
-        heavy += st[S_COUNT + (PAWN | c)] + st[S_COUNT + (4 | c)] + st[S_COUNT + (5 | c)] \
-            + st[S_COUNT + (7 | c)] + st[S_COUNT + (8 | c)]
-    if heavy != 0:
-        return False
-    knights = st[S_COUNT + KNIGHT] + st[S_COUNT + (KNIGHT | 16)]
-    bishops = st[S_COUNT + 3] + st[S_COUNT + (3 | 16)]
-    if rule == 2:
-        return bishops == 0 or (knights == 0 and bishops <= 1)
-    if knights + bishops <= 1:
-        return True
-    if knights != 0:
-        return False
-    seen = 0
-    for i in range(vt[V_NSQUARES]):
-        s = vt[V_SQUARES + i]
-        if board[s] != OFF and (board[s] & 15) == 3:
-            seen |= 1 << ((vt[V_FILE + s] + vt[V_RANK + s]) & 1)
-    return seen != 3
+    """True if neither side can ever mate: the material on the board (both sides,
+    kings aside) fits one of the variant's no-mate sets (``V_NOMATE``: most pieces
+    per type; ``V_NOMATE_COLOUR``: types that must all stand on one square colour)."""
+    for e in range(vt[V_NNOMATE]):
+        base = V_NOMATE + e * NTYPES
+        fits = True
+        for ty in range(PAWN, NTYPES):
+            if ty != KING and st[S_COUNT + ty] + st[S_COUNT + (ty | (BLACK << 4))] > vt[base + ty]:
+                fits = False
+                break
+        if not fits:
+            continue
+        mask = vt[V_NOMATE_COLOUR + e]
+        if mask == 0:
+            return True
+        seen = 0
+        for i in range(vt[V_NSQUARES]):
+            s = vt[V_SQUARES + i]
+            p = board[s]
+            if p != EMPTY and ((mask >> (p & 15)) & 1) != 0:
+                seen |= 1 << ((vt[V_FILE + s] + vt[V_RANK + s]) & 1)
+        if seen != 3:
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)
