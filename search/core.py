@@ -20,7 +20,7 @@ set/exceeded, raises ``info[I_ABORT]`` and unwinds; the driver discards the
 unfinished iteration.
 """
 import numpy as np
-from numba import njit
+from engine.rules.jit import njit
 
 from engine.rules.layout import (U_MOVE, NSQ, KING, PAWN, KNIGHT, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
                            V_FLAGS, VF_RELAY)
@@ -552,44 +552,3 @@ def search_root(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvle
     info[I_ROOTDEPTH] = depth
     return search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h,
                   info, stop, excl, ws, alpha, beta, depth, np.int64(0))
-
-
-# ---------------------------------------------------------------- numba cache hygiene
-def _flush_stale_cache():
-    """Numba's cache keys a function by its own source file only, but a cached caller embeds
-    the compiled code of its callees (movegen, eval, tt). So when any of those sources
-    changes, every cached search function is flushed and recompiled once. The digest of
-    the sources is kept in ``<cache dir>/search_deps.stamp``."""
-    import hashlib
-    import os
-    import engine.rules.layout as _layout
-    import engine.rules.movegen as _movegen
-    from . import eval as _eval, tt as _tt
-    h = hashlib.sha1()
-    for mod in (_layout, _movegen, _eval, _tt):
-        with open(mod.__file__, "rb") as f:
-            h.update(f.read())
-    with open(__file__, "rb") as f:
-        h.update(f.read())
-    digest = h.hexdigest()
-    funcs = [search_root, search, qsearch, _score_from_tt, _static_eval,
-             _losing_capture, _score_moves, _score_noisy, _pick, _history_update, _is_draw,
-             _tt_set_eval, _tick, _has_null_material, _piece_value, evaluate, tt_probe, tt_store]
-    try:
-        path = search_root._cache._cache_path
-        stamp = os.path.join(path, "search_deps.stamp")
-        old = None
-        if os.path.exists(stamp):
-            with open(stamp) as f:
-                old = f.read().strip()
-        if old != digest:
-            for fn in funcs:
-                fn._cache.flush()
-            os.makedirs(path, exist_ok=True)
-            with open(stamp, "w") as f:
-                f.write(digest)
-    except (AttributeError, OSError):
-        pass  # caching unavailable (read-only install): numba compiles in memory
-
-
-_flush_stale_cache()
