@@ -12,10 +12,10 @@ arrays only (layouts in :mod:`engine.rules.layout`):
 * ``moves``  ``int32[...]``      caller-owned move buffer; generators write from index ``n0`` and return the new end
 
 Nothing allocates per node. The generator reads tables and flags only; it never
-names a variant. Rules: FIDE laws, ``grand.md`` and ``knightrelay.md``.
+names a variant. Rules: FIDE laws, ``variants/rules/grand.md`` and ``variants/rules/knightrelay.md``.
 """
 import numpy as np
-from numba import njit
+from .jit import njit
 
 from .layout import (STRIDE, NSQ, PAWN, KNIGHT, ROOK, KING, NTYPES, WHITE, BLACK, EMPTY, OFF,
                      F_DOUBLE, F_EP, F_CASTLE, S_SIDE, S_EP, S_CASTLE, S_HALFMOVE, S_FULLMOVE,
