@@ -17,7 +17,8 @@ names a variant. Rules: FIDE laws, ``variants/rules/grand.md`` and ``variants/ru
 import numpy as np
 from .jit import njit
 
-from .layout import (STRIDE, NSQ, PAWN, KNIGHT, ROOK, KING, NTYPES, WHITE, BLACK, EMPTY, OFF,
+from .layout import (STRIDE, NSQ, SQ_MASK, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, MOVE_FLAGS_SHIFT, MOVE_EP_BIT,
+                     PAWN, KNIGHT, ROOK, KING, NTYPES, WHITE, BLACK, EMPTY, OFF,
                      F_DOUBLE, F_EP, F_CASTLE, S_SIDE, S_EP, S_CASTLE, S_HALFMOVE, S_FULLMOVE,
                      S_KSQ, S_HASH, S_PLY, S_COUNT, U_MOVE, U_CAPT, U_EP, U_CASTLE, U_HALF, U_HASH,
                      V_HEIGHT, V_FLAGS, V_DOUBLE_RANK, V_PROMO_START, V_NPROMO, V_PROMO,
@@ -131,12 +132,12 @@ def _add_pawn(moves, n, st, vt, frm, to, rel, us, capture, mode):
         for i in range(vt[V_NPROMO]):
             ty = vt[V_PROMO + i]
             if st[S_COUNT + (ty | cb)] < vt[V_PROMO_MAX + ty]:
-                moves[n] = frm | (to << 8) | (ty << 16)
+                moves[n] = frm | (to << MOVE_TO_SHIFT) | (ty << MOVE_PROMO_SHIFT)
                 n += 1
         if rel == last:
             return n
     if mode == GEN_ALL or capture:
-        moves[n] = frm | (to << 8)
+        moves[n] = frm | (to << MOVE_TO_SHIFT)
         n += 1
     return n
 
@@ -176,7 +177,7 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
             if board[to] == EMPTY:
                 n = _add_pawn(moves, n, st, vt, s, to, rel + 1, us, False, mode)
                 if rel == vt[V_DOUBLE_RANK] and mode == GEN_ALL and board[to + fwd] == EMPTY:
-                    moves[n] = s | ((to + fwd) << 8) | (F_DOUBLE << 20)
+                    moves[n] = s | ((to + fwd) << MOVE_TO_SHIFT) | (F_DOUBLE << MOVE_FLAGS_SHIFT)
                     n += 1
             for dx in (-1, 1):
                 t = to + dx
@@ -184,7 +185,7 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
                 if q != EMPTY and q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
                     n = _add_pawn(moves, n, st, vt, s, t, rel + 1, us, True, mode)
                 elif t == ep and ep != 0:
-                    moves[n] = s | (t << 8) | (F_EP << 20)
+                    moves[n] = s | (t << MOVE_TO_SHIFT) | (F_EP << MOVE_FLAGS_SHIFT)
                     n += 1
         else:
             base = V_LEAP + ty * 16
@@ -193,12 +194,12 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
                 q = board[t]
                 if q == EMPTY:
                     if mode == GEN_ALL:
-                        moves[n] = s | (t << 8)
+                        moves[n] = s | (t << MOVE_TO_SHIFT)
                         n += 1
                 elif q != OFF and (q & 0x30) == ce:
                     if passive and (ty == KNIGHT or q == eknight):
                         continue
-                    moves[n] = s | (t << 8)
+                    moves[n] = s | (t << MOVE_TO_SHIFT)
                     n += 1
             base = V_SLIDE + ty * 8
             for j in range(vt[V_SLIDE_N + ty]):
@@ -206,12 +207,12 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
                 t = s + off
                 while board[t] == EMPTY:
                     if mode == GEN_ALL:
-                        moves[n] = s | (t << 8)
+                        moves[n] = s | (t << MOVE_TO_SHIFT)
                         n += 1
                     t += off
                 q = board[t]
                 if q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
-                    moves[n] = s | (t << 8)
+                    moves[n] = s | (t << MOVE_TO_SHIFT)
                     n += 1
             if ty == KING and (flags & VF_CASTLING) != 0 and mode == GEN_ALL:
                 n = _gen_castling(board, st, vt, moves, n, s, us)
@@ -227,10 +228,10 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
                         continue
                 if q == EMPTY:
                     if mode == GEN_ALL:
-                        moves[n] = s | (t << 8)
+                        moves[n] = s | (t << MOVE_TO_SHIFT)
                         n += 1
                 elif (q & 0x30) == ce and q != eknight:
-                    moves[n] = s | (t << 8)
+                    moves[n] = s | (t << MOVE_TO_SHIFT)
                     n += 1
     return n
 
@@ -265,7 +266,7 @@ def _gen_castling(board, st, vt, moves, n, ksq, us):
                 ok = False
                 break
         if ok:
-            moves[n] = ksq | (vt[V_CK_TO + c] << 8) | (F_CASTLE << 20)
+            moves[n] = ksq | (vt[V_CK_TO + c] << MOVE_TO_SHIFT) | (F_CASTLE << MOVE_FLAGS_SHIFT)
             n += 1
     return n
 
@@ -314,10 +315,10 @@ def make_move(board, st, stack, hist, vt, zob, m):
     stack[ply, U_CASTLE] = st[S_CASTLE]
     stack[ply, U_HALF] = st[S_HALFMOVE]
     stack[ply, U_HASH] = st[S_HASH]
-    frm = m & 0xFF
-    to = (m >> 8) & 0xFF
-    promo = (m >> 16) & 0xF
-    flags = (m >> 20) & 0xF
+    frm = m & SQ_MASK
+    to = (m >> MOVE_TO_SHIFT) & SQ_MASK
+    promo = (m >> MOVE_PROMO_SHIFT) & 0xF
+    flags = (m >> MOVE_FLAGS_SHIFT) & 0xF
     us = st[S_SIDE]
     them = 1 - us
     fwd = STRIDE if us == WHITE else -STRIDE
@@ -388,10 +389,10 @@ def unmake_move(board, st, stack, vt):
     ply = st[S_PLY] - 1
     m = stack[ply, U_MOVE]
     capt = stack[ply, U_CAPT]
-    frm = m & 0xFF
-    to = (m >> 8) & 0xFF
-    promo = (m >> 16) & 0xF
-    flags = (m >> 20) & 0xF
+    frm = m & SQ_MASK
+    to = (m >> MOVE_TO_SHIFT) & SQ_MASK
+    promo = (m >> MOVE_PROMO_SHIFT) & 0xF
+    flags = (m >> MOVE_FLAGS_SHIFT) & 0xF
     them = st[S_SIDE]
     us = 1 - them
     p = board[to]
@@ -463,9 +464,9 @@ def unmake_null(st, stack):
 @njit(cache=True, nogil=True)
 def _legal_slow(board, st, vt, m):
     """Play ``m`` on the board only and test the mover's king; restores the board."""
-    frm = m & 0xFF
-    to = (m >> 8) & 0xFF
-    flags = (m >> 20) & 0xF
+    frm = m & SQ_MASK
+    to = (m >> MOVE_TO_SHIFT) & SQ_MASK
+    flags = (m >> MOVE_FLAGS_SHIFT) & 0xF
     us = st[S_SIDE]
     them = 1 - us
     p = board[frm]
@@ -524,9 +525,9 @@ def gen_legal(board, st, vt, moves, n0, mode):
     j = n0
     for i in range(n0, n):
         m = moves[i]
-        frm = m & 0xFF
+        frm = m & SQ_MASK
         fast = False
-        if not check and frm != k and ((m >> 20) & F_EP) == 0:
+        if not check and frm != k and (m & MOVE_EP_BIT) == 0:
             df = vt[V_FILE + frm] - kf
             dr = vt[V_RANK + frm] - kr
             if df != 0 and dr != 0 and df != dr and df != -dr:
