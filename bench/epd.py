@@ -24,8 +24,14 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-SUITES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "suites")
+from tqdm import tqdm
+
+from bench.engines import PING_TIMEOUT, EngineError, EngineSpec, start_engine
+from bench.referee import GameState
+from bench.timecontrol import TimeControl
 import variants as _variants
+
+SUITES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "suites")
 
 VARIANTS = _variants.names()
 # Shipped suites: bench/suites/<variant>.epd for each registered variant that has one.
@@ -135,16 +141,17 @@ def _search_cardinal(pos, movetime: int, hash_mb: int):
     return out.get("best"), out
 
 
-class _ExternalUci:
+class _ExternalEngine:
+    """A UCI or XBoard engine searching each suite position for a fixed time."""
+
     def __init__(self, spec, variant):
-        from bench.match import start_engine
         self.eng = start_engine(spec, spec.label, variant)
 
     def search(self, fen: str, variant: str, movetime: int):
-        from bench.match import GameState, Limits, PING_TIMEOUT
         g = GameState(variant, fen)
-        self.eng.new_game(g, Limits(None, 0, movetime=movetime))
-        t = self.eng.go(g, Limits(None, 0, movetime=movetime), [0, 0])
+        tc = TimeControl(None, 0, movetime=movetime)
+        self.eng.new_game(g, tc)
+        t = self.eng.go(g, tc, [0, 0])
         _, text = self.eng.wait_move(t + movetime / 1000 + PING_TIMEOUT)
         info = dict(self.eng.info)
         try:
@@ -160,11 +167,10 @@ def run_suite(entries, variant: str, movetime: int, hash_mb: int = 16, engine=No
     """Search every entry; returns a list of result dicts (id, fen, bm, am, move, solved, depth, score, time_ms)."""
     from engine.rules.position import Position
     results = []
-    ext = _ExternalUci(engine, variant) if engine is not None else None
+    ext = _ExternalEngine(engine, variant) if engine is not None else None
     it = entries
     bar = None
     if progress:
-        from tqdm import tqdm
         bar = tqdm(total=len(entries), unit="pos", file=sys.stderr, desc="epd")
     try:
         for e in it:
@@ -233,7 +239,6 @@ def main(argv) -> int:
     try:
         entries = load_suite(path)
         if a.engine:
-            from bench.match import EngineSpec
             spec = EngineSpec.parse(a.engine)
         results = run_suite(entries, variant, a.movetime, a.hash, spec, not a.no_progress)
     except OSError as e:
@@ -242,12 +247,9 @@ def main(argv) -> int:
     except ValueError as e:
         print(f"error: {path}: {e}", file=sys.stderr)
         return 2
-    except Exception as e:
-        from bench.match import EngineError
-        if isinstance(e, EngineError):
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        raise
+    except EngineError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     print_table(results)
     if a.json:
         n = sum(r["solved"] for r in results)

@@ -1,4 +1,5 @@
-"""The match runner (bench/match.py) with real Debian engines and scripted fake engines.
+"""The match runner (bench/match.py and its parts: engines, referee, openings, PGN,
+time control) with real Debian engines and scripted fake engines.
 
 Real engines: Fairy-Stockfish (UCI) and Sjaak II (XBoard) from /usr/games or PATH;
 those tests skip when the binaries are missing (and fail under CI=true).
@@ -6,7 +7,6 @@ those tests skip when the binaries are missing (and fail under CI=true).
 import io
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -14,19 +14,19 @@ import time
 
 import pytest
 
+from bench import engines as E
 from bench import match as M
+from bench import openings as O
+from bench import referee as R
+from bench import timecontrol as T
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FAKE = os.path.join(HERE, "fake_engine.py")
 
 
-def _find(name):
-    return shutil.which(name) or shutil.which(name, path="/usr/games")
-
-
-FSF = _find("fairy-stockfish")
-SJAAK = _find("sjaakii")
+FSF = E.find_fairy_stockfish()
+SJAAK = E.find_sjaak()
 
 
 def _need(path, name):
@@ -76,30 +76,30 @@ def tags_of(pgn_text):
 
 # ------------------------------------------------------------------ pure helpers
 def test_engine_spec_parse():
-    s = M.EngineSpec.parse("cmd='python -m engine' proto=xboard name=My\\ Engine option.Hash=64 arg=-x dir=/tmp")
+    s = E.EngineSpec.parse("cmd='python -m engine' proto=xboard name=My\\ Engine option.Hash=64 arg=-x dir=/tmp")
     assert s.cmd == ["python", "-m", "engine", "-x"] and s.proto == "xboard"
     assert s.name == "My Engine" and s.options == {"Hash": "64"} and s.dir == "/tmp"
     for bad in ("proto=uci", "cmd=x proto=cecp", "cmd=x bogus=1", "cmd=x name"):
         with pytest.raises(ValueError):
-            M.EngineSpec.parse(bad)
+            E.EngineSpec.parse(bad)
 
 
 def test_parse_tc_and_pgn_timecontrol():
-    assert M.parse_tc("5+0.05") == (5.0, 0.05)
-    assert M.parse_tc("40") == (40.0, 0.0)
+    assert T.parse_tc("5+0.05") == (5.0, 0.05)
+    assert T.parse_tc("40") == (40.0, 0.0)
     for bad in ("", "abc", "0+1", "5+-1", "40/60"):
         with pytest.raises(ValueError):
-            M.parse_tc(bad)
-    assert M.Limits(5, 0.05).pgn() == "5+0.05"
-    assert M.Limits(None, 0, movetime=500).pgn() == "0.5/move"
-    assert M.Limits(None, 0, depth=3).pgn() == "inf"
+            T.parse_tc(bad)
+    assert T.TimeControl(5, 0.05).pgn() == "5+0.05"
+    assert T.TimeControl(None, 0, movetime=500).pgn() == "0.5/move"
+    assert T.TimeControl(None, 0, depth=3).pgn() == "inf"
 
 
-@pytest.mark.parametrize("variant", sorted(M.OPENINGS))
+@pytest.mark.parametrize("variant", sorted(O.OPENINGS))
 def test_builtin_openings_are_legal(variant):
     from engine.rules.position import Position
-    assert len(M.OPENINGS[variant]) >= 4
-    for line in M.OPENINGS[variant]:
+    assert len(O.OPENINGS[variant]) >= 4
+    for line in O.OPENINGS[variant]:
         pos = Position.from_fen(None, variant)
         for u in line.split():
             pos.push_uci(u)       # raises if illegal
@@ -107,12 +107,12 @@ def test_builtin_openings_are_legal(variant):
 
 
 def test_cecp_rank_shift_on_10_rank_boards():
-    g = M.GameState("grand", None)
+    g = R.GameState("grand", None)
     assert g.pos.uci(g.parse("e2e4", zero_based=True)) == "e3e5"       # CECP 0-based -> e3e5
     assert g.pos.uci(g.parse("e3e5", zero_based=False)) == "e3e5"
     g.push(g.parse("e3e5", False))
     assert g.uci0 == ["e2e4"] and g.uci == ["e3e5"]
-    c = M.GameState("chess", None)
+    c = R.GameState("chess", None)
     assert c.pos.uci(c.parse("e2e4", zero_based=True)) == "e2e4"       # 8x8: no shift
     assert c.pos.uci(c.parse("Nf3", zero_based=False)) == "g1f3"       # SAN fallback
     with pytest.raises(ValueError):
@@ -124,11 +124,11 @@ def test_cecp_rank_shift_on_10_rank_boards():
 def test_load_openings(tmp_path):
     f = tmp_path / "o.epd"
     f.write_text("# comment\n\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"x\";\n")
-    ops = M.load_openings(str(f), "chess")
+    ops = O.load_openings(str(f), "chess")
     assert len(ops) == 1 and ops[0].fen.split()[1] == "b"
     f.write_text("not a fen\n")
     with pytest.raises(ValueError, match="o.epd:1"):
-        M.load_openings(str(f), "chess")
+        O.load_openings(str(f), "chess")
 
 
 # ------------------------------------------------------------------ real engines
@@ -292,7 +292,7 @@ def test_nonexistent_command_is_a_clear_error(tmp_path):
                              "--engine", fake_spec("illegal")], tmp_path)
     assert rc == 2
     assert "Ghost" in err and "/nonexistent/engine-xyz" in err and "Traceback" not in err
-    assert not M._LIVE
+    assert not E.live_processes()
 
 
 def test_silent_engine_times_out_and_leaves_no_process(tmp_path):
@@ -314,7 +314,7 @@ def test_silent_engine_times_out_and_leaves_no_process(tmp_path):
     while not all(_pid_gone(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert all(_pid_gone(p) for p in pids), pids
-    assert not M._LIVE
+    assert not E.live_processes()
 
 
 def test_engine_without_readyok_or_variant(tmp_path):
@@ -339,7 +339,7 @@ def test_unwritable_pgn_is_an_error_before_engines_start(tmp_path, capsys):
     rc = M.main(["--engine", fake_spec("illegal"), "--engine", fake_spec("illegal"), "--no-progress",
                  "--pgn", str(tmp_path / "no" / "such" / "dir.pgn")])
     assert rc == 2 and capsys.readouterr().err.startswith("error:")
-    assert not M._LIVE
+    assert not E.live_processes()
 
 
 def test_ctrl_c_keeps_pgn_and_kills_engines(tmp_path):
@@ -415,3 +415,23 @@ def test_uci_options_and_per_game_sequence(tmp_path):
     assert lines[i - 1] == "FSF > setoption name UCI_Variant value chess"
     assert lines[i + 1:i + 5] == ["FSF > isready", "FSF > position startpos moves e2e4 e7e5 g1f3 b8c6",
                                   "FSF > isready", "FSF > go depth 1"]
+
+
+# ------------------------------------------------------------------ the runner's own engines
+def test_own_cardinal_runs_the_same_engine_package(tmp_path, monkeypatch):
+    # a checkout-like 'engine' package in the working directory must not replace the running one
+    decoy = tmp_path / "engine"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("")
+    (decoy / "__main__.py").write_text("print('id name Decoy')\n")
+    monkeypatch.chdir(tmp_path)
+    spec = E.EngineSpec.cardinal()
+    assert spec.cmd == [sys.executable, "-m", "engine"]
+    probe = spec.cmd[:-2] + ["-c", "import engine; print(engine.__file__)"]
+    r = subprocess.run(probe, cwd=spec.dir, env=spec.env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    import engine
+    assert os.path.samefile(r.stdout.strip(), engine.__file__)
+    cmd, cwd = E.cardinal_command()          # the same for bench startup and the tests' client
+    assert cmd == spec.cmd and cwd == spec.dir
+
