@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from bench.engines import PING_TIMEOUT, EngineError, EngineSpec, start_engine
+from bench.outputs import check_output_path
 from bench.referee import GameState
 from bench.timecontrol import TimeControl
 import variants as _variants
@@ -224,6 +225,10 @@ def main(argv) -> int:
     ap.add_argument("--json", default=None, metavar="FILE", help="also write the results as JSON")
     ap.add_argument("--no-progress", action="store_true")
     a = ap.parse_args(argv)
+    err = check_output_path(a.json)
+    if err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     path = a.file
     if not os.path.exists(path) and a.file in SUITES:
         path = os.path.join(SUITES_DIR, a.file + ".epd")

@@ -32,6 +32,7 @@ import sys
 import time
 
 from bench.engines import Died, EngineError, EngineSpec, NoReply, find_fairy_stockfish, start_engine
+from bench.outputs import check_output_path
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
@@ -78,6 +79,10 @@ def main(argv=None) -> int:
         return int(e.code or 0)
     if a.repeat < 1:
         print("error: --repeat must be at least 1", file=sys.stderr)
+        return 2
+    err = check_output_path(a.json)
+    if err:
+        print(f"error: {err}", file=sys.stderr)
         return 2
     fsf_path = None if a.no_fsf else find_fairy_stockfish(a.fsf)
     if a.fsf and fsf_path is None:

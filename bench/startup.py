@@ -23,6 +23,7 @@ import tempfile
 import time
 
 from bench.engines import Died, EngineError, EngineProcess, NoReply, cardinal_command
+from bench.outputs import check_output_path
 
 TIMEOUT = 600.0   # s per answer: a cold start on a slow machine compiles everything
 
@@ -105,6 +106,10 @@ def main(argv) -> int:
     a = ap.parse_args(argv)
     if a.warm < 0 or a.cold < 0 or a.warm + a.cold == 0:
         print("error: need at least one run (--warm N / --cold N)", file=sys.stderr)
+        return 2
+    err = check_output_path(a.json)
+    if err:
+        print(f"error: {err}", file=sys.stderr)
         return 2
     if a.cmd:
         try:

@@ -73,3 +73,15 @@ def test_bench_epd_bad_input(tmp_path, capsys):
     bad.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Ke4;\n")
     assert E.main([str(bad), "--movetime", "50", "--no-progress"]) == 2
     assert "Ke4" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["missing directory", "a directory"])
+def test_bench_epd_bad_json_path_fails_before_the_run(tmp_path, capsys, where):
+    path = tmp_path / "no" / "r.json" if where == "missing directory" else tmp_path
+    rc = E.main(["knightrelay", "--movetime", "50", "--no-progress", "--json", str(path)])
+    assert rc == 2
+    c = capsys.readouterr()
+    assert c.out == ""                       # nothing was searched
+    err = c.err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --json") and str(path) in err[0], c.err
+    assert not (tmp_path / "no").exists()

@@ -2,7 +2,9 @@
 import os
 
 from bench.engines import cardinal_command
-from bench.startup import measure_once
+import pytest
+
+from bench.startup import main, measure_once
 
 
 def test_measure_once_reports_uciok_readyok_bestmove_in_order():
@@ -11,3 +13,12 @@ def test_measure_once_reports_uciok_readyok_bestmove_in_order():
     assert set(r) == {"uciok", "readyok", "bestmove"}
     assert 0 < r["uciok"] <= r["readyok"] <= r["bestmove"]
 
+
+@pytest.mark.parametrize("where", ["missing directory", "a directory"])
+def test_bad_json_path_fails_before_any_engine_starts(tmp_path, capsys, where):
+    path = tmp_path / "no" / "s.json" if where == "missing directory" else tmp_path
+    assert main(["--warm", "1", "--cold", "0", "--json", str(path)]) == 2
+    c = capsys.readouterr()
+    assert c.out == ""
+    err = c.err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --json"), c.err
