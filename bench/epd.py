@@ -172,7 +172,8 @@ def run_suite(entries, variant: str, movetime: int, hash_mb: int = 16, engine=No
     it = entries
     bar = None
     if progress:
-        bar = tqdm(total=len(entries), unit="pos", file=sys.stderr, desc="epd")
+        # disable=None: a bar only when stderr is a terminal
+        bar = tqdm(total=len(entries), unit="pos", file=sys.stderr, desc="epd", disable=None)
     try:
         for e in it:
             pos = Position.from_fen(e.fen, variant)

@@ -71,7 +71,7 @@ class MatchConfig:
     handshake_timeout: float = HANDSHAKE_TIMEOUT
     ready_timeout: float = READY_TIMEOUT
     event: str = "Cardinal match"
-    progress: bool = True
+    progress: bool = True                 # a progress bar on stderr when it is a terminal
     debug: bool = False
 
 
@@ -191,8 +191,9 @@ def run_match(cfg: MatchConfig) -> MatchResult:
     res = MatchResult(games=[], names=tuple(names))
     bar = None
     if cfg.progress:
+        # disable=None: a bar only when stderr is a terminal (no '\r'-joined lines in logs)
         bar = tqdm(total=cfg.games, desc=f"{names[0]} vs {names[1]}", unit="game", file=sys.stderr,
-                   dynamic_ncols=True)
+                   dynamic_ncols=True, disable=None)
     tc = cfg.tc.pgn()
     try:
         for t in threads:

@@ -387,7 +387,27 @@ def test_sprt_stops_early_and_progress_bar(tmp_path):
     assert re.search(r"SPRT: llr -?\d+\.\d\d \(-0\.20, 0\.20\) \[0, 200\]: H[01] accepted", o), o
     n = int(re.search(r"Score of A vs B: \d+ - \d+ - \d+ \[[\d.]+\] (\d+)", o).group(1))
     assert 1 <= n < 200 and pgn.read_text().count("[Event ") >= n
-    assert "A vs B" in err.getvalue() and "game" in err.getvalue()     # the tqdm bar
+    assert "A vs B" not in err.getvalue() and "\r" not in err.getvalue()   # stderr is no terminal: no bar
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_bar_only_on_a_terminal(tmp_path, tty):
+    out, err = io.StringIO(), (_Tty() if tty else io.StringIO())
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        rc = M.main(["--engine", fake_spec("illegal"), "--engine", fake_spec("none"), "--depth", "1",
+                     "--games", "2", "--pgn", str(tmp_path / "p.pgn")])
+    finally:
+        sys.stdout, sys.stderr = old
+    assert rc == 0, err.getvalue()
+    assert ("Fake vs Fake (2)" in err.getvalue() and "2/2" in err.getvalue()) == tty, err.getvalue()
+    assert "Score of Fake vs Fake (2): 1 - 1 - 0" in out.getvalue()     # the summary either way
 
 
 def test_pgn_to_stdout_without_pgn_option():
