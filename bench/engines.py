@@ -109,7 +109,8 @@ class EngineSpec:
     @classmethod
     def parse(cls, text: str) -> "EngineSpec":
         """From ``"cmd=... proto=uci|xboard name=... dir=... arg=... option.Hash=64"``, split
-        like a shell line. Raises ``ValueError`` naming the bad item."""
+        like a shell line (so ``'option.Move Overhead=20'`` or ``option.Move\\ Overhead=20``
+        keeps the space). Raises ``ValueError`` naming the bad item."""
         try:
             items = shlex.split(text)
         except ValueError as e:
@@ -119,7 +120,10 @@ class EngineSpec:
         for it in items:
             k, sep, v = it.partition("=")
             if not sep:
-                raise ValueError(f"--engine {text!r}: {it!r} is not key=value")
+                hint = ""
+                if k.startswith("option."):
+                    hint = " (quote an option name with spaces: 'option.Move Overhead=20')"
+                raise ValueError(f"--engine {text!r}: {it!r} is not key=value{hint}")
             if k == "cmd":
                 try:
                     kw["cmd"] = shlex.split(v)
@@ -386,15 +390,17 @@ class Engine:
     :class:`EngineError` naming the engine), option checks, quit.
 
     ``variant`` (a Cardinal variant name) is checked against what the engine says it
-    supports; None skips the check.
+    supports; None skips the check. ``warn`` receives one-line warnings (bad options).
     """
     proto = ""
 
     def __init__(self, spec: EngineSpec, label: str | None = None, variant: str | None = None, debug=None,
-                 handshake_timeout: float = HANDSHAKE_TIMEOUT, ready_timeout: float = READY_TIMEOUT):
+                 handshake_timeout: float = HANDSHAKE_TIMEOUT, ready_timeout: float = READY_TIMEOUT,
+                 warn=None):
         self.spec, self.variant, self.debug = spec, variant, debug
         self.handshake_timeout, self.ready_timeout = handshake_timeout, ready_timeout
         self.label = label or spec.label
+        self.warn = warn
         self.id_name: str | None = None
         self.info: dict = {}
         self.proc = EngineProcess(spec.cmd, self.label, spec.dir, spec.env, debug)
@@ -411,6 +417,10 @@ class Engine:
     def _fail(self, what: str):
         self.proc.kill()
         raise EngineError(f"engine {self.label!r} ({shlex.join(self.spec.cmd)}): {what}{self.proc.stderr_text()}")
+
+    def _warn(self, what: str) -> None:
+        if self.warn is not None:
+            self.warn(f"engine {self.label!r}: {what}")
 
     def move_comment(self, elapsed: float) -> str:
         """Cute Chess-style move comment: ``+0.35/12 0.52s`` (score from the mover's side)."""
@@ -431,6 +441,24 @@ class Engine:
 
     def __exit__(self, *exc):
         self.quit()
+
+
+def _check_uci_value(decl: dict, value: str) -> str | None:
+    """Why ``value`` does not fit a UCI option declaration, or None."""
+    kind = decl.get("type")
+    if kind == "spin":
+        try:
+            v = int(value)
+        except ValueError:
+            return f"value {value!r} is not an integer"
+        lo, hi = decl.get("min"), decl.get("max")
+        if lo is not None and hi is not None and not lo <= v <= hi:
+            return f"value {v} is out of range {lo}..{hi}"
+    elif kind == "check" and value.lower() not in ("true", "false"):
+        return f"value {value!r} is not true or false"
+    elif kind == "combo" and decl.get("vars") and value.lower() not in (x.lower() for x in decl["vars"]):
+        return f"value {value!r} is not one of {', '.join(decl['vars'])}"
+    return None
 
 
 def _parse_uci_option(tok: list[str]) -> tuple[str, dict]:
@@ -492,13 +520,35 @@ class UciEngine(Engine):
         self.uci_variant = None
         if self.variant is not None:
             self.uci_variant = self._variant_name(self.variant)
+        sent = []
         for k, v in self.spec.options.items():
             known = self.options.get(k.lower())
-            p.send(f"setoption name {known[0] if known else k} value {v}")
+            if known is None:
+                self._warn(f"unknown option {k!r} (ignored; it lists: "
+                           f"{', '.join(n for n, _ in self.options.values()) or 'none'})")
+                continue
+            why = _check_uci_value(known[1], v)
+            if why:       # not sent: some engines crash on such a value
+                self._warn(f"option {known[0]!r}: {why} (not sent)")
+                continue
+            p.send(f"setoption name {known[0]} value {v}")
+            sent.append(known[0])
         try:
-            self.sync(self.ready_timeout)
+            lines = self.sync(self.ready_timeout)
         except NoReply:
             self._fail(f"no 'readyok' within {self.ready_timeout:g} s after 'isready'")
+        self._report_option_errors(lines, sent)
+
+    def _report_option_errors(self, lines: list[str], names: list[str]) -> None:
+        """Warn about engine lines (answers to ``setoption``) that name an option and complain."""
+        for line in lines:
+            low = line.lower()
+            if not any(w in low for w in ("error", "no such option", "invalid", "unknown", "illegal")):
+                continue
+            for n in names:
+                if n.lower() in low:
+                    self._warn(f"option {n!r} refused: {line.strip()}")
+                    break
 
     def _variant_name(self, variant: str) -> str | None:
         """The UCI_Variant value for ``variant`` (None: chess on an engine without the option)."""
@@ -620,6 +670,7 @@ class XboardEngine(Engine):
         p.send("xboard")
         p.send("protover 2")
         self.features: dict = {}
+        self.option_names: list[str] = []
         t0 = time.monotonic()
         hard = t0 + self.handshake_timeout
         saw_done0 = False
@@ -640,6 +691,8 @@ class XboardEngine(Engine):
             done = None
             for k, v in _FEATURE_RE.findall(s[7:]):
                 v = v[1:-1] if v.startswith('"') else v
+                if k == "option":
+                    self.option_names.append(v.partition(" -")[0].strip())
                 self.features[k] = v
                 p.send(("accepted " if k in _XB_ACCEPT else "rejected ") + k)
                 if k == "done":
@@ -660,14 +713,26 @@ class XboardEngine(Engine):
             need = "normal" if self.variant == "chess" else self.variant
             if need not in self.xb_variants:
                 self._fail(f"does not support variant {self.variant!r} (not in its 'variants' feature)")
+        known = {n.lower(): n for n in self.option_names}
+        sent = []
         for k, v in self.spec.options.items():
-            p.send(f"option {k}={v}")
+            if k.lower() not in known:
+                self._warn(f"unknown option {k!r} (ignored; its option features: "
+                           f"{', '.join(self.option_names) or 'none'})")
+                continue
+            p.send(f"option {known[k.lower()]}={v}")
+            sent.append(known[k.lower()])
         self.ping_no = 0
         if self.ping:
             try:
-                self.sync(self.ready_timeout)
+                lines = self.sync(self.ready_timeout)
             except NoReply:
                 self._fail(f"no 'pong' within {self.ready_timeout:g} s")
+            for line in lines:
+                low = line.lower()
+                if any(w in low for w in ("error", "unknown", "invalid", "illegal")) and \
+                        any(n.lower() in low for n in sent):
+                    self._warn(f"option refused: {line.strip()}")
         self.force = True
         self.known = 0
 
@@ -777,7 +842,8 @@ class XboardEngine(Engine):
 
 
 def start_engine(spec: EngineSpec, label: str | None = None, variant: str | None = None, debug=None,
-                 handshake_timeout: float = HANDSHAKE_TIMEOUT, ready_timeout: float = READY_TIMEOUT) -> Engine:
+                 handshake_timeout: float = HANDSHAKE_TIMEOUT, ready_timeout: float = READY_TIMEOUT,
+                 warn=None) -> Engine:
     """Start and handshake one engine. Raises :class:`EngineError` with a message naming it."""
     cls = UciEngine if spec.proto == "uci" else XboardEngine
-    return cls(spec, label, variant, debug, handshake_timeout, ready_timeout)
+    return cls(spec, label, variant, debug, handshake_timeout, ready_timeout, warn)

@@ -146,7 +146,8 @@ class _ExternalEngine:
     """A UCI or XBoard engine searching each suite position for a fixed time."""
 
     def __init__(self, spec, variant):
-        self.eng = start_engine(spec, spec.label, variant)
+        self.eng = start_engine(spec, spec.label, variant,
+                                warn=lambda msg: print(f"warning: {msg}", file=sys.stderr))
 
     def search(self, fen: str, variant: str, movetime: int):
         g = GameState(variant, fen)

@@ -17,12 +17,14 @@ is the runner (:func:`run_match` with a :class:`MatchConfig`) and the command
 line (:func:`main`).
 
 Engines: ``--engine`` takes Cute Chess-style ``key=value`` pairs in one
-argument (split like a shell line, so ``cmd='python -m engine'`` works):
-``cmd`` (required; itself split like a shell line), ``proto`` (``uci`` or
-``xboard``, default ``uci``), ``name``, ``dir`` (working directory), ``arg``
-(extra argument, repeatable) and ``option.NAME=VALUE`` (UCI ``setoption``,
-XBoard ``option NAME=VALUE``). With no ``--engine`` Cardinal plays itself
-(this Python, ``-m engine``, from the same package as the runner).
+argument (split like a shell line, so ``cmd='python -m engine'`` and
+``'option.Move Overhead=20'`` work): ``cmd`` (required; itself split like a
+shell line), ``proto`` (``uci`` or ``xboard``, default ``uci``), ``name``,
+``dir`` (working directory), ``arg`` (extra argument, repeatable) and
+``option.NAME=VALUE`` (UCI ``setoption``, XBoard ``option NAME=VALUE``; an
+option the engine does not declare or refuses gives a warning). With no
+``--engine`` Cardinal plays itself (this Python, ``-m engine``, from the same
+package as the runner).
 
 An engine that lost by a fault (illegal move, time forfeit, crash, stall) is
 restarted before its next game. A move that arrives more than
@@ -100,9 +102,14 @@ def _labels(specs: list, engines0: list | None = None) -> list[str]:
     return names
 
 
-def run_match(cfg: MatchConfig) -> MatchResult:
+def _warn(msg: str) -> None:
+    print(f"warning: {msg}", file=sys.stderr, flush=True)
+
+
+def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
     """Play the match; returns the result (also on Ctrl-C: ``interrupted`` is set).
 
+    ``warn`` gets one-line warnings (an option an engine does not know or refuses), each once.
     Raises :class:`EngineError` if an engine cannot be started (no child left running)
     and ``ValueError`` for bad configuration.
     """
@@ -119,6 +126,15 @@ def run_match(cfg: MatchConfig) -> MatchResult:
     conc = max(1, min(cfg.concurrency, cfg.games))
     specs = cfg.engines
     lock = threading.Lock()
+    warned: set = set()
+
+    def warn_once(msg: str) -> None:
+        with lock:
+            if msg in warned:
+                return
+            warned.add(msg)
+        warn(msg)
+
     dbg = None
     if cfg.debug:
         def dbg(msg):
@@ -126,7 +142,8 @@ def run_match(cfg: MatchConfig) -> MatchResult:
                 sys.stderr.write(f"{time.monotonic():.3f} {msg}\n")
                 sys.stderr.flush()
 
-    kw = dict(debug=dbg, handshake_timeout=cfg.handshake_timeout, ready_timeout=cfg.ready_timeout)
+    kw = dict(debug=dbg, handshake_timeout=cfg.handshake_timeout, ready_timeout=cfg.ready_timeout,
+              warn=warn_once)
     pgn_fh = open(cfg.pgn_path, "a", encoding="utf-8") if cfg.pgn_path else None   # fail before any engine runs
     pairs: list[list] = []
     try:

@@ -455,3 +455,35 @@ def test_own_cardinal_runs_the_same_engine_package(tmp_path, monkeypatch):
     cmd, cwd = E.cardinal_command()          # the same for bench startup and the tests' client
     assert cmd == spec.cmd and cwd == spec.dir
 
+
+# ------------------------------------------------------------------ engine options
+def test_option_names_with_spaces_need_quoting():
+    for text in ("cmd=x 'option.Move Overhead=20'", 'cmd=x "option.Move Overhead=20"',
+                 "cmd=x option.Move\\ Overhead=20"):
+        assert E.EngineSpec.parse(text).options == {"Move Overhead": "20"}, text
+    with pytest.raises(ValueError, match="quote"):
+        E.EngineSpec.parse("cmd=x option.Move Overhead=20")
+
+
+def _warnings(err):
+    return [ln for ln in err.splitlines() if ln.startswith("warning:")]
+
+
+def test_unknown_or_refused_option_is_a_warning(tmp_path):
+    rc, pgn, out, err = run(["--engine", fsf_spec() + " option.Bogus=1 option.Hash=abc option.Threads=1",
+                             "--engine", fake_spec("illegal"), "--depth", "1", "--games", "1"], tmp_path)
+    assert rc == 0, err
+    w = _warnings(err)
+    assert any("'FSF'" in ln and "'Bogus'" in ln and "unknown option" in ln for ln in w), err
+    assert any("'FSF'" in ln and "'Hash'" in ln and "'abc'" in ln for ln in w), err
+    assert not any("'Threads'" in ln for ln in w), err
+    assert len(w) == 2, w
+
+
+def test_option_refused_by_the_engine_is_a_warning(tmp_path):
+    # the fake declares no spin limits for 'Style' but answers its setoption with an error line
+    rc, pgn, out, err = run(["--engine", fake_spec("illegal") + " option.Style=wild",
+                             "--engine", fake_spec("none"), "--depth", "1", "--games", "1"], tmp_path)
+    assert rc == 0, err
+    w = _warnings(err)
+    assert len(w) == 1 and "'Fake'" in w[0] and "Style" in w[0] and "refused" in w[0], err
