@@ -98,13 +98,15 @@ class Forfeit(Exception):
 # ---------------------------------------------------------------------------- engine spec
 @dataclass
 class EngineSpec:
-    """How to start one engine. ``cmd`` is the argv list; ``options`` maps option names to values."""
+    """How to start one engine. ``cmd`` is the argv list; ``options`` maps option names to
+    values. ``own`` marks the runner's own Cardinal (its options may be tuned to the limits)."""
     cmd: list
     proto: str = "uci"
     name: str | None = None
     dir: str | None = None
     options: dict = field(default_factory=dict)
     env: dict | None = None
+    own: bool = False
 
     @classmethod
     def parse(cls, text: str) -> "EngineSpec":
@@ -152,11 +154,14 @@ class EngineSpec:
         """Cardinal itself, run from the same package as the running tool (:func:`cardinal_command`)."""
         cmd, cwd = cardinal_command()
         return cls(cmd=cmd, proto=proto, name=name, dir=cwd,
-                   options={k: str(v) for k, v in options.items()})
+                   options={k: str(v) for k, v in options.items()}, own=True)
 
     @property
     def label(self) -> str:
         return self.name or os.path.basename(self.cmd[0])
+
+    def has_option(self, name: str) -> bool:
+        return name.lower() in (k.lower() for k in self.options)
 
 
 # ---------------------------------------------------------------------------- process
@@ -430,6 +435,10 @@ class Engine:
             head = _fmt_score(*i["score"]) + (f"/{i['depth']}" if "depth" in i else "")
         return (head + " " if head else "") + f"{elapsed:.3f}s"
 
+    def option_default(self, name: str) -> str | None:
+        """The default value the engine declares for option ``name`` (None: not declared)."""
+        return None
+
     def quit(self) -> int | None:
         return self.proc.quit()
 
@@ -560,6 +569,10 @@ class UciEngine(Engine):
             self._fail(f"does not support variant {variant!r} (no 'var {variant}' in its UCI_Variant option)")
         return variant
 
+    def option_default(self, name: str) -> str | None:
+        known = self.options.get(name.lower())
+        return known[1].get("default") if known else None
+
     # ------------------------------------------------------------------ plain calls
     def set_option(self, name: str, value) -> None:
         known = self.options.get(name.lower())
@@ -671,6 +684,7 @@ class XboardEngine(Engine):
         p.send("protover 2")
         self.features: dict = {}
         self.option_names: list[str] = []
+        self.option_decls: dict = {}     # lower-case name -> ['spin', default, min, max] etc.
         t0 = time.monotonic()
         hard = t0 + self.handshake_timeout
         saw_done0 = False
@@ -692,7 +706,9 @@ class XboardEngine(Engine):
             for k, v in _FEATURE_RE.findall(s[7:]):
                 v = v[1:-1] if v.startswith('"') else v
                 if k == "option":
-                    self.option_names.append(v.partition(" -")[0].strip())
+                    name, _, decl = v.partition(" -")
+                    self.option_names.append(name.strip())
+                    self.option_decls[name.strip().lower()] = decl.split()
                 self.features[k] = v
                 p.send(("accepted " if k in _XB_ACCEPT else "rejected ") + k)
                 if k == "done":
@@ -735,6 +751,10 @@ class XboardEngine(Engine):
                     self._warn(f"option refused: {line.strip()}")
         self.force = True
         self.known = 0
+
+    def option_default(self, name: str) -> str | None:
+        decl = self.option_decls.get(name.lower())
+        return decl[1] if decl and len(decl) > 1 and decl[0] in ("spin", "check", "string") else None
 
     def sync(self, timeout: float = PING_TIMEOUT) -> list[str]:
         """``ping N`` -> ``pong N`` (if the engine has the ping feature); returns the lines before it."""

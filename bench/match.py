@@ -24,7 +24,9 @@ shell line), ``proto`` (``uci`` or ``xboard``, default ``uci``), ``name``,
 ``option.NAME=VALUE`` (UCI ``setoption``, XBoard ``option NAME=VALUE``; an
 option the engine does not declare or refuses gives a warning). With no
 ``--engine`` Cardinal plays itself (this Python, ``-m engine``, from the same
-package as the runner).
+package as the runner). Those own engines get a Move Overhead of at most a
+fifth of ``--movetime``; other engines get a warning when the movetime is not
+above their overhead.
 
 An engine that lost by a fault (illegal move, time forfeit, crash, stall) is
 restarted before its next game. A move that arrives more than
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import os
 import queue
 import signal
@@ -55,6 +58,8 @@ from bench.referee import GameRecord, GameState, play_game
 from bench.timecontrol import TimeControl, parse_tc
 
 VARIANTS = _variants.all_names()
+OVERHEAD_OPTION = "Move Overhead"
+DEFAULT_OVERHEAD_MS = 100     # Cardinal's Move Overhead; assumed for engines that do not declare one
 
 
 @dataclass
@@ -106,10 +111,42 @@ def _warn(msg: str) -> None:
     print(f"warning: {msg}", file=sys.stderr, flush=True)
 
 
+def tuned_specs(specs: list, tc: TimeControl) -> list:
+    """The engine specs as the runner starts them: its own Cardinal engines get a Move
+    Overhead that suits a short ``--movetime`` (a fifth of it, at most the default)
+    unless the user set one."""
+    out = []
+    for s in specs:
+        if s.own and tc.movetime and not s.has_option(OVERHEAD_OPTION):
+            s = dataclasses.replace(s, options={**s.options,
+                                                OVERHEAD_OPTION: str(min(DEFAULT_OVERHEAD_MS, tc.movetime // 5))})
+        out.append(s)
+    return out
+
+
+def _overhead_warning(spec: EngineSpec, engine, tc: TimeControl) -> str | None:
+    """A warning when ``--movetime`` is not above the Move Overhead of an engine whose
+    overhead the runner does not set (its declared default, else Cardinal's 100 ms)."""
+    if not tc.movetime or spec.has_option(OVERHEAD_OPTION):
+        return None
+    declared = engine.option_default(OVERHEAD_OPTION)
+    try:
+        overhead = int(declared) if declared is not None else DEFAULT_OVERHEAD_MS
+    except ValueError:
+        overhead = DEFAULT_OVERHEAD_MS
+    if tc.movetime > overhead:
+        return None
+    what = f"its Move Overhead ({overhead} ms)" if declared is not None else \
+        f"a usual Move Overhead ({DEFAULT_OVERHEAD_MS} ms; the engine does not declare one)"
+    return (f"engine {engine.label!r}: --movetime {tc.movetime} ms is not above {what}, so it may "
+            f"move almost at once (set 'option.{OVERHEAD_OPTION}=N' in its --engine spec)")
+
+
 def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
     """Play the match; returns the result (also on Ctrl-C: ``interrupted`` is set).
 
-    ``warn`` gets one-line warnings (an option an engine does not know or refuses), each once.
+    ``warn`` gets one-line warnings (an option an engine does not know or refuses, a
+    movetime at or below an engine's Move Overhead), each once.
     Raises :class:`EngineError` if an engine cannot be started (no child left running)
     and ``ValueError`` for bad configuration.
     """
@@ -124,7 +161,7 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
         for u in op.moves:
             g.pos.push_uci(u)
     conc = max(1, min(cfg.concurrency, cfg.games))
-    specs = cfg.engines
+    specs = tuned_specs(cfg.engines, cfg.tc)
     lock = threading.Lock()
     warned: set = set()
 
@@ -151,6 +188,9 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
             pair = []
             for i, spec in enumerate(specs):
                 pair.append(start_engine(spec, spec.name or spec.label, cfg.variant, **kw))
+                msg = _overhead_warning(spec, pair[-1], cfg.tc)
+                if msg:
+                    warn_once(msg)
             pairs.append(pair)
     except BaseException:
         for pair in pairs:

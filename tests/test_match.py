@@ -487,3 +487,41 @@ def test_option_refused_by_the_engine_is_a_warning(tmp_path):
     assert rc == 0, err
     w = _warnings(err)
     assert len(w) == 1 and "'Fake'" in w[0] and "Style" in w[0] and "refused" in w[0], err
+
+
+def test_movetime_and_move_overhead():
+    own, other = E.EngineSpec.cardinal(), E.EngineSpec.parse("cmd=x name=X")
+    mine = E.EngineSpec.cardinal(**{"Move Overhead": "7"})
+    tuned = M.tuned_specs([own, other, mine], T.TimeControl(None, 0, movetime=50))
+    assert tuned[0].options == {"Move Overhead": "10"}        # a fifth of the movetime
+    assert tuned[1].options == {} and tuned[2].options == {"Move Overhead": "7"}
+    assert M.tuned_specs([own], T.TimeControl(None, 0, movetime=5000))[0].options == {"Move Overhead": "100"}
+    assert M.tuned_specs([own], T.TimeControl(5, 0.05))[0].options == {}
+    assert own.options == {}                                  # the caller's spec is not changed
+
+
+def test_movetime_at_or_below_an_engines_overhead_warns(tmp_path):
+    # Fairy-Stockfish declares Move Overhead default 30; the fake declares none (100 ms assumed)
+    rc, pgn, out, err = run(["--engine", fsf_spec(), "--engine", fake_spec("illegal"), "--movetime", "30",
+                             "--games", "1"], tmp_path)
+    assert rc == 0, err
+    w = _warnings(err)
+    assert len(w) == 2, w
+    assert any("'FSF'" in ln and "--movetime 30" in ln and "(30 ms)" in ln for ln in w), w
+    assert any("'Fake'" in ln and "100 ms" in ln for ln in w), w
+    rc, pgn, out, err = run(["--engine", fsf_spec() + " option.Move\\ Overhead=5", "--engine", fake_spec("illegal"),
+                             "--movetime", "30", "--games", "1"], tmp_path, "b.pgn")
+    assert rc == 0, err
+    w = _warnings(err)
+    assert len(w) == 1 and "'Fake'" in w[0], w              # the user set FSF's overhead
+
+
+def test_own_cardinal_gets_an_overhead_that_suits_the_movetime(tmp_path):
+    rc, pgn, out, err = run(["--engine", fake_spec("illegal"), "--movetime", "60", "--games", "1", "--debug",
+                             "--ready-timeout", "120", "--handshake-timeout", "120"], tmp_path)
+    assert rc == 0, err
+    assert "Cardinal > setoption name Move Overhead value 12" in err
+    assert not any("Cardinal" in ln for ln in _warnings(err)), _warnings(err)
+    t = tags_of(pgn)
+    assert t[0]["White"] == "Cardinal" and t[0]["Termination"] == "illegal move"
+    assert re.search(r"\{[+-][\d.M]+/\d+ 0\.0[2-9]\d*s[,}]", pgn), pgn      # it used the time (not 1 ms)
