@@ -456,6 +456,16 @@ def test_own_cardinal_runs_the_same_engine_package(tmp_path, monkeypatch):
     assert cmd == spec.cmd and cwd == spec.dir
 
 
+@pytest.mark.parametrize("alias", ["standard", "normal"])
+def test_variant_aliases_of_chess(tmp_path, alias):
+    rc, pgn, out, err = run(["--variant", alias, "--engine", fake_spec("illegal"), "--engine", fake_spec("none"),
+                             "--depth", "1", "--games", "2"], tmp_path)
+    assert rc == 0, err
+    games = tags_of(pgn)
+    assert len(games) == 2 and all("Variant" not in g for g in games)      # played as chess
+    assert [g["Termination"] for g in games] == ["illegal move", "illegal move"]
+
+
 # ------------------------------------------------------------------ engine options
 def test_option_names_with_spaces_need_quoting():
     for text in ("cmd=x 'option.Move Overhead=20'", 'cmd=x "option.Move Overhead=20"',
