@@ -127,6 +127,7 @@ def test_bench_perft_bad_args():
     assert r.returncode == 2
 
 
+@pytest.mark.timing
 def test_bench_stop_latency_reports_milliseconds():
     r = run("bench", "--stop-latency", "3")
     assert r.returncode == 0, r.stderr

@@ -299,14 +299,13 @@ def test_silent_engine_times_out_and_leaves_no_process(tmp_path):
     pidfile = tmp_path / "pid"
     os.environ["FAKE_PIDFILE"] = str(pidfile)
     try:
-        t0 = time.monotonic()
         rc, pgn, out, err = run(["--engine", fake_spec("illegal"), "--engine",
                                  f"cmd='{sys.executable} {FAKE} silent' name=Mute",
                                  "--handshake-timeout", "2", "--debug"], tmp_path)
     finally:
         del os.environ["FAKE_PIDFILE"]
-    assert rc == 2 and time.monotonic() - t0 < 15
-    assert "Mute" in err and "uciok" in err
+    assert rc == 2
+    assert "Mute" in err and "no 'uciok' within 2 s" in err      # the given timeout fired, not the default
     pids = [int(p) for p in re.findall(r"started pid (\d+)", err)]
     assert len(pids) == 2
     pids.append(int(pidfile.read_text()))           # the fake's own child (same process group)
@@ -366,7 +365,9 @@ def test_ctrl_c_keeps_pgn_and_kills_engines(tmp_path):
     assert n >= 1 and text.count("[Result ") == n and text.rstrip().endswith(("1-0", "0-1", "1/2-1/2"))
     pids = [int(x) for x in re.findall(r"started pid (\d+)", err)]
     assert len(pids) >= 2
-    time.sleep(0.2)
+    deadline = time.monotonic() + 10
+    while not all(_pid_gone(x) for x in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert all(_pid_gone(x) for x in pids)
     assert "Score of A vs B" in out
 
@@ -526,6 +527,7 @@ def test_movetime_at_or_below_an_engines_overhead_warns(tmp_path):
     assert len(w) == 1 and "'Fake'" in w[0], w              # the user set FSF's overhead
 
 
+@pytest.mark.timing
 def test_own_cardinal_gets_an_overhead_that_suits_the_movetime(tmp_path):
     rc, pgn, out, err = run(["--engine", fake_spec("illegal"), "--movetime", "60", "--games", "1", "--debug",
                              "--ready-timeout", "120", "--handshake-timeout", "120"], tmp_path)
