@@ -11,14 +11,23 @@ worker.
 """
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
 import numpy as np
 
 from engine.rules import layout as L
+from engine.rules import movegen as G
+from engine.rules.movegen import MAX_MOVES
+from engine.rules.position import Position
 import variants as _variants
+from . import core as C
+from .core import SearchCtx, search_root
+from .eval import build_eval
 from .limits import Limits  # noqa: F401  (re-exported: search.driver.Limits is the public name)
+from .timeman import allocate
+from .tt import HASH_MIN_MB, HASH_MAX_MB, hashfull, tt_alloc
 
 MAX_MULTIPV = 5
 
@@ -29,9 +38,6 @@ class SearchState:
     """Preallocated buffers for the numba search (shapes in :mod:`search.core`)."""
 
     def __init__(self, hash_mb: int = 16):
-        from engine.rules.movegen import MAX_MOVES
-        from . import core as C
-        from .tt import tt_alloc
         self.tt = tt_alloc(hash_mb)
         self.moves = np.zeros(C.MAX_PLY * MAX_MOVES, dtype=np.int32)
         self.scores = np.zeros(C.MAX_PLY * MAX_MOVES, dtype=np.int32)
@@ -53,19 +59,18 @@ class SearchState:
 
     def iterate(self, pos, ev, alpha: int, beta: int, depth: int) -> int:
         """One numba iteration on ``pos`` (its arrays are modified and restored)."""
-        from .core import search_root
-        return int(search_root(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
-                               self.moves, self.scores, self.pv, self.pvlen, self.killers, self.hist_h,
-                               self.info, self.stop, self.excl, self.ws, alpha, beta, depth))
+        ctx = SearchCtx(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
+                        self.moves, self.scores, self.pv, self.pvlen, self.killers, self.hist_h,
+                        self.info, self.stop, self.excl, self.ws)
+        return int(search_root(ctx, alpha, beta, depth))
 
 
 def score_tuple(s: int):
     """Engine score -> ``('cp', cp)`` or ``('mate', moves)`` (negative moves: getting mated)."""
-    from .core import MATE, MATE_BOUND
-    if s > MATE_BOUND:
-        return ("mate", (MATE - s + 1) // 2)
-    if s < -MATE_BOUND:
-        return ("mate", -((MATE + s) // 2))
+    if s > C.MATE_BOUND:
+        return ("mate", (C.MATE - s + 1) // 2)
+    if s < -C.MATE_BOUND:
+        return ("mate", -((C.MATE + s) // 2))
     return ("cp", int(s))
 
 
@@ -90,7 +95,6 @@ class Searcher:
         self._soft = None
         self._hard = None
         self._progress = None
-        from .tt import HASH_MIN_MB, HASH_MAX_MB
         if not HASH_MIN_MB <= hash_mb <= HASH_MAX_MB:
             raise ValueError(f"hash size {hash_mb!r} MiB out of range {HASH_MIN_MB}..{HASH_MAX_MB}")
 
@@ -103,7 +107,6 @@ class Searcher:
 
     def resize_hash(self, mb: int) -> None:
         """Reallocate the TT to ``mb`` MiB (1..4096, else ``ValueError``); waits for a running search."""
-        from .tt import tt_alloc
         tt = tt_alloc(mb)
         self.stop()
         self.wait()
@@ -120,14 +123,12 @@ class Searcher:
 
     def warm_up(self) -> None:
         """Compile/load every numba function the search uses (a tiny search per variant)."""
-        from engine.rules.position import Position
-        from .eval import build_eval
         st = SearchState(1)
         for v in _variants.names():
             pos = Position.from_fen(None, v)
             st.info[:] = 0
-            st.info[1] = 1 << 40
-            st.info[6] = 64
+            st.info[C.I_NODELIMIT] = 1 << 40
+            st.info[C.I_MAXPLY] = 64
             for d in (1, 2, 3):
                 st.iterate(pos, build_eval(v), -32000, 32000, d)
         Position.from_fen(None, "grand").status()  # used by the protocol after every move
@@ -188,7 +189,6 @@ class Searcher:
 
     # ------------------------------------------------------------ internals
     def _set_deadlines(self, limits):
-        from .timeman import allocate
         side = self._side
         soft, hard = allocate(limits, side, self.move_overhead)
         self._soft, self._hard = soft, hard
@@ -221,7 +221,7 @@ class Searcher:
                 prog = self._progress
                 if prog is not None:
                     info = dict(prog)
-                    nodes = int(st.info[0])
+                    nodes = int(st.info[C.I_NODES])
                     ms = self._search_ms()
                     info.update(nodes=nodes, time=int(ms), nps=int(nodes * 1000 / max(ms, 1.0)),
                                 hashfull=self._hashfull())
@@ -235,7 +235,6 @@ class Searcher:
             done.wait(wait / 1000.0)
 
     def _hashfull(self) -> int:
-        from .tt import hashfull
         return hashfull(self._state.tt, self._state.gen)
 
     def _wait_for_release(self):
@@ -249,7 +248,6 @@ class Searcher:
         try:
             best, ponder = self._think(pos, limits, on_info)
         except Exception as e:  # never kill the engine: fall back to any legal move
-            import sys
             print(f"info string search error: {e!r}", file=sys.stderr)
             try:
                 lm = pos.legal_moves()
@@ -267,9 +265,6 @@ class Searcher:
                     done.set()   # after on_done: wait() returning means the result was delivered
 
     def _think(self, pos, limits, on_info):
-        from engine.rules import movegen as G
-        from . import core as C
-        from .eval import build_eval
         st = self._state
         # the side not to move is in check: capture the king at once
         if pos.opponent_in_check():
