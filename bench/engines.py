@@ -33,6 +33,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from bench.timecontrol import seconds_text
+
 HANDSHAKE_TIMEOUT = 35.0   # s: 'uciok' / 'feature done=1' (Cute Chess ProtocolStartTimeout)
 READY_TIMEOUT = 60.0       # s: first 'readyok'/'pong' after start (numba may still be loading)
 PING_TIMEOUT = 15.0        # s: later 'readyok'/'pong' (Cute Chess PingTimeout)
@@ -366,11 +368,6 @@ def _fmt_score(kind: str, v: int) -> str:
     if kind == "mate":
         return f"{'+' if v > 0 else '-'}M{abs(v)}"
     return f"{v / 100:+.2f}"
-
-
-def _num(x: float) -> str:
-    s = f"{x:.3f}".rstrip("0").rstrip(".")
-    return s or "0"
 
 
 # ---------------------------------------------------------------------------- drivers
@@ -783,9 +780,10 @@ class XboardEngine(Engine):
         if tc.clock:
             b = tc.base
             mins, secs = int(b // 60), b - 60 * int(b // 60)
-            p.send(f"level 0 {mins}:{_num(secs).zfill(2) if secs == int(secs) else _num(secs)} {_num(tc.inc)}")
+            sec = seconds_text(secs).zfill(2) if secs == int(secs) else seconds_text(secs)
+            p.send(f"level 0 {mins}:{sec} {seconds_text(tc.inc)}")
         elif tc.movetime:
-            p.send(f"st {_num(tc.movetime / 1000)}")
+            p.send(f"st {seconds_text(tc.movetime / 1000)}")
         else:
             p.send("st 86400")
         if tc.depth:

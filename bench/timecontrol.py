@@ -9,7 +9,8 @@ import math
 from dataclasses import dataclass
 
 
-def _num(x: float) -> str:
+def seconds_text(x: float) -> str:
+    """``5.0`` -> ``5``, ``0.05`` -> ``0.05`` (at most 3 decimals), as Cute Chess writes times."""
     s = f"{x:.3f}".rstrip("0").rstrip(".")
     return s or "0"
 
@@ -29,9 +30,9 @@ class TimeControl:
     def pgn(self) -> str:
         """PGN ``TimeControl`` value as Cute Chess writes it: ``5+0.05``, ``0.5/move``, ``inf``."""
         if self.clock:
-            return f"{_num(self.base)}+{_num(self.inc)}" if self.inc else _num(self.base)
+            return f"{seconds_text(self.base)}+{seconds_text(self.inc)}" if self.inc else seconds_text(self.base)
         if self.movetime:
-            return f"{_num(self.movetime / 1000)}/move"
+            return f"{seconds_text(self.movetime / 1000)}/move"
         return "inf"
 
 
