@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from tqdm import tqdm
 
-from bench.engines import PING_TIMEOUT, EngineError, EngineSpec, start_engine
+from bench.engines import PING_TIMEOUT, Died, EngineError, EngineSpec, NoReply, start_engine
 from bench.outputs import check_output_path
 from bench.referee import GameState
 from bench.timecontrol import TimeControl
@@ -257,6 +257,12 @@ def main(argv) -> int:
     except EngineError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except Died:
+        print(f"error: engine {spec.label!r} exited during the run", file=sys.stderr)
+        return 1
+    except NoReply:
+        print(f"error: engine {spec.label!r} did not answer in time", file=sys.stderr)
+        return 1
     print_table(results)
     if a.json:
         n = sum(r["solved"] for r in results)

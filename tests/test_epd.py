@@ -1,6 +1,7 @@
 """``cardinal bench epd`` and the shipped suites in bench/suites/."""
 import json
 import os
+import sys
 
 import pytest
 
@@ -86,3 +87,12 @@ def test_bench_epd_bad_json_path_fails_before_the_run(tmp_path, capsys, where):
     err = c.err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: --json") and str(path) in err[0], c.err
     assert not (tmp_path / "no").exists()
+
+
+def test_bench_epd_engine_that_dies_is_a_one_line_error(capsys):
+    fake = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_engine.py")
+    rc = E.main(["chess", "--movetime", "50", "--no-progress",
+                 "--engine", f"cmd='{sys.executable} {fake} crash' name=Crashy"])
+    assert rc == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:") and "Crashy" in err[0], err
