@@ -12,8 +12,9 @@ from .base import Variant, Piece, NoMate
 from .chess import CHESS
 from .grand import GRAND
 from .knightrelay import KNIGHTRELAY
+from .capablanca import CAPABLANCA
 
-_RECORDS = (CHESS, GRAND, KNIGHTRELAY)
+_RECORDS = (CHESS, GRAND, KNIGHTRELAY, CAPABLANCA)
 VARIANTS = {v.name: v for v in _RECORDS}
 
 # Variants whose node counts make up the `cardinal bench` signature; others are
@@ -52,4 +53,4 @@ def get(name: str) -> Variant:
 
 
 __all__ = ["Variant", "Piece", "NoMate", "VARIANTS", "BENCH_SIGNATURE", "names", "all_names", "canonical", "get",
-           "CHESS", "GRAND", "KNIGHTRELAY"]
+           "CHESS", "GRAND", "KNIGHTRELAY", "CAPABLANCA"]
