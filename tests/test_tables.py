@@ -79,3 +79,22 @@ def test_insufficient_material_sets():
     with pytest.raises(ValueError):
         bad = variants.CHESS.derive(name="test", insufficient_material=(variants.NoMate({"K": 1}),))
         _compile_no_mate(bad, np.zeros(L.V_SIZE, dtype=np.int32))
+
+
+def test_rules_core_code_names_no_variant():
+    """The generator and the other numba rules code read the variant table only: no variant
+    name appears in their code (docstrings aside), and movegen has no V_INSUF-like rule switch."""
+    import ast
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1] / "engine" / "rules"
+    names = set(variants.all_names())
+    for fname in ("movegen.py", "checks.py"):
+        tree = ast.parse((root / fname).read_text())
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                      if isinstance(n, (ast.Module, ast.FunctionDef)) and n.body
+                      and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                assert not any(n in node.value.lower() for n in names), (fname, node.value)
+            if isinstance(node, ast.Name):
+                assert not any(n.upper() == node.id for n in names), (fname, node.id)
