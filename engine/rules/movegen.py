@@ -506,13 +506,64 @@ def _legal_slow(board, st, vt, m):
 
 
 @njit(cache=True, nogil=True)
-def gen_legal(board, st, vt, moves, n0, mode):
-    """Legal moves into ``moves[n0:]``; returns the new end.
+def pinned_pieces(board, vt, k, us):
+    """The pieces of colour ``us`` pinned to its king on ``k``, packed one square per
+    byte (byte ``d`` for line direction ``LINE_OFFSETS[d]``, 0 = none).
 
-    Pseudo-legal moves are filtered by playing them on the board, except the
-    cheap certain cases: not in check, not a king move, not e.p., and the
-    moving piece not on a line with its own king (so it cannot be pinned; relayed
-    and leaper attacks cannot be uncovered by moving a piece).
+    Stockfish's ``Position::blockers_for_king`` (position.cpp) on a mailbox: from
+    the king along each of the 8 lines, the first piece is ours and the next one
+    an enemy that slides along this line towards the king (``V_SLIDEMASK``, the
+    same bits :func:`is_attacked` reads). Leaps (knights, the knight part of
+    compound pieces, relayed knight moves) are never blocked, so they pin nothing.
+    """
+    cb = us << 4
+    ce = cb ^ 0x10
+    pins = 0
+    for d in range(8):
+        off = LINE_OFFSETS[d]
+        s = k + off
+        while board[s] == EMPTY:
+            s += off
+        if (board[s] & 0x30) != cb:     # enemy piece, or OFF (0x30 matches neither colour)
+            continue
+        t = s + off
+        while board[t] == EMPTY:
+            t += off
+        q = board[t]
+        if (q & 0x30) == ce and (vt[V_SLIDEMASK + (q & 15)] >> d) & 1:
+            pins |= s << (8 * d)
+    return pins
+
+
+@njit(cache=True, nogil=True)
+def _is_pinned(pins, sq):
+    """True if ``sq`` is one of the squares packed in ``pins`` (:func:`pinned_pieces`)."""
+    while pins != 0:
+        if (pins & 0xFF) == sq:
+            return True
+        pins >>= 8
+    return False
+
+
+@njit(cache=True, nogil=True)
+def gen_legal(board, st, vt, moves, n0, mode):
+    """Legal moves into ``moves[n0:]``, in :func:`gen_pseudo`'s order; returns the new end.
+
+    Legality test only where it can fail (Stockfish's ``Position::legal``,
+    position.cpp; python-chess's ``_slider_blockers``): once per node the side's
+    check status and its pieces pinned to the king (:func:`pinned_pieces`). When
+    not in check, a move is legal without playing it unless it is a king move
+    (castling included: destination), an en-passant capture (two pieces leave a
+    line) or a move of a pinned piece; those, and every move while in check, are
+    played on the board and the king tested (:func:`_legal_slow`).
+
+    Why line pins are the whole story for the other moves: a non-king move can
+    only expose the king along a line it vacates (leaper and relayed knight
+    attacks cannot be blocked, so they cannot be uncovered). With Knight Relay
+    (``variants/rules/knightrelay.md``), a relayed attack on our king is a knight
+    jump of an enemy piece defended by an enemy knight; our move cannot create
+    one (knights cannot be captured, and the relay depends only on the enemy's
+    own pieces), it can only remove one by capturing the relayed piece.
     """
     n = gen_pseudo(board, st, vt, moves, n0, mode)
     us = st[S_SIDE]
@@ -520,21 +571,16 @@ def gen_legal(board, st, vt, moves, n0, mode):
     if k == 0:
         return n
     check = is_attacked(board, st, vt, k, 1 - us)
-    kf = vt[V_FILE + k]
-    kr = vt[V_RANK + k]
+    pins = 0 if check else pinned_pieces(board, vt, k, us)
     j = n0
     for i in range(n0, n):
         m = moves[i]
         frm = m & SQ_MASK
-        fast = False
-        if not check and frm != k and (m & MOVE_EP_BIT) == 0:
-            df = vt[V_FILE + frm] - kf
-            dr = vt[V_RANK + frm] - kr
-            if df != 0 and dr != 0 and df != dr and df != -dr:
-                fast = True
-        if fast or _legal_slow(board, st, vt, m):
-            moves[j] = m
-            j += 1
+        if (check or frm == k or (m & MOVE_EP_BIT) != 0 or (pins != 0 and _is_pinned(pins, frm))) \
+                and not _legal_slow(board, st, vt, m):
+            continue
+        moves[j] = m
+        j += 1
     return j
 
 
