@@ -555,7 +555,10 @@ def gen_legal(board, st, vt, moves, n0, mode):
     not in check, a move is legal without playing it unless it is a king move
     (castling included: destination), an en-passant capture (two pieces leave a
     line) or a move of a pinned piece; those, and every move while in check, are
-    played on the board and the king tested (:func:`_legal_slow`).
+    played on the board and the king tested (:func:`_legal_slow`). In check, a
+    non-king quiet move (not e.p.) to a square off the king's 8 lines is dropped
+    untested: it can neither capture the checker nor block a line, and a move
+    cannot take away a leaper's or a relayed piece's attack without capturing it.
 
     Why line pins are the whole story for the other moves: a non-king move can
     only expose the king along a line it vacates (leaper and relayed knight
@@ -572,10 +575,19 @@ def gen_legal(board, st, vt, moves, n0, mode):
         return n
     check = is_attacked(board, st, vt, k, 1 - us)
     pins = 0 if check else pinned_pieces(board, vt, k, us)
+    kf = vt[V_FILE + k]
+    kr = vt[V_RANK + k]
     j = n0
     for i in range(n0, n):
         m = moves[i]
         frm = m & SQ_MASK
+        if check and frm != k and (m & MOVE_EP_BIT) == 0:
+            to = (m >> MOVE_TO_SHIFT) & SQ_MASK
+            if board[to] == EMPTY:
+                df = vt[V_FILE + to] - kf
+                dr = vt[V_RANK + to] - kr
+                if df != 0 and dr != 0 and df != dr and df != -dr:
+                    continue        # a quiet move off the king's lines neither captures nor blocks
         if (check or frm == k or (m & MOVE_EP_BIT) != 0 or (pins != 0 and _is_pinned(pins, frm))) \
                 and not _legal_slow(board, st, vt, m):
             continue
