@@ -28,6 +28,9 @@ PIN_POSITIONS = [
     ("grand", "5k4/10/10/10/10/10/10/7b2/6P3/qR3K4 w - - 0 1"),
     # grand: the marshal's knight leap pins nothing (the knight on h5 is free to move)
     ("grand", "5k4/10/10/10/6c3/7N2/10/10/10/5K4 w - - 0 1"),
+    # grand: black to move, the rook on i9 pinned towards the king on j10 (a pinned square >= 128
+    # in the last line direction, so the packed pins are negative) and a free pawn
+    ("grand", "9k/8r1/10/6B3/10/10/p9/10/10/K9 b - - 0 1"),
     # chess: a pawn pinned on the file may still push, one pinned on a diagonal may take the pinner
     ("chess", "4r2k/8/8/8/1b6/2P5/4P3/4K3 w - - 0 1"),
     # chess: e.p. capture that would expose the king along the rank

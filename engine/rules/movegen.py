@@ -536,13 +536,27 @@ def pinned_pieces(board, vt, k, us):
 
 
 @njit(cache=True, nogil=True)
-def _is_pinned(pins, sq):
-    """True if ``sq`` is one of the squares packed in ``pins`` (:func:`pinned_pieces`)."""
-    while pins != 0:
-        if (pins & 0xFF) == sq:
+def _pin_direction(pins, sq):
+    """``d + 1`` if ``sq`` is the pinned square of line direction ``d`` in ``pins``
+    (:func:`pinned_pieces`), else 0."""
+    for d in range(8):      # a fixed count: a square >= 128 in byte 7 makes ``pins`` negative
+        if ((pins >> (8 * d)) & 0xFF) == sq:
+            return d + 1
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _on_pin_line(board, k, off, to):
+    """True if ``to`` lies between the king on ``k`` and the first enemy piece along
+    ``off`` (that piece included): a pinned piece moving there still shields its king."""
+    s = k + off
+    while True:
+        if s == to:
             return True
-        pins >>= 8
-    return False
+        q = board[s]
+        if q == OFF or (q != EMPTY and (q & 0x30) != (board[k] & 0x30)):
+            return False
+        s += off
 
 
 @njit(cache=True, nogil=True)
@@ -554,8 +568,9 @@ def gen_legal(board, st, vt, moves, n0, mode):
     check status and its pieces pinned to the king (:func:`pinned_pieces`). When
     not in check, a move is legal without playing it unless it is a king move
     (castling included: destination), an en-passant capture (two pieces leave a
-    line) or a move of a pinned piece; those, and every move while in check, are
-    played on the board and the king tested (:func:`_legal_slow`). In check, a
+    line); those, and every move while in check, are played on the board and the
+    king tested (:func:`_legal_slow`). A pinned piece's move is legal if it stays
+    between the king and the pinner, the pinner included (:func:`_on_pin_line`). In check, a
     non-king quiet move (not e.p.) to a square off the king's 8 lines is dropped
     untested: it can neither capture the checker nor block a line, and a move
     cannot take away a leaper's or a relayed piece's attack without capturing it.
@@ -588,9 +603,13 @@ def gen_legal(board, st, vt, moves, n0, mode):
                 dr = vt[V_RANK + to] - kr
                 if df != 0 and dr != 0 and df != dr and df != -dr:
                     continue        # a quiet move off the king's lines neither captures nor blocks
-        if (check or frm == k or (m & MOVE_EP_BIT) != 0 or (pins != 0 and _is_pinned(pins, frm))) \
-                and not _legal_slow(board, st, vt, m):
-            continue
+        if check or frm == k or (m & MOVE_EP_BIT) != 0:
+            if not _legal_slow(board, st, vt, m):
+                continue
+        elif pins != 0:
+            d = _pin_direction(pins, frm)
+            if d != 0 and not _on_pin_line(board, k, LINE_OFFSETS[d - 1], (m >> MOVE_TO_SHIFT) & SQ_MASK):
+                continue
         moves[j] = m
         j += 1
     return j
