@@ -355,14 +355,18 @@ class Position:
 
     # ------------------------------------------------------------------ perft
     def perft(self, depth: int) -> int:
-        """Leaf nodes at ``depth`` plies (bulk counting at the last ply)."""
-        if depth <= 0:
+        """Leaf nodes at ``depth`` plies (bulk counting at the last ply); 1 at depth 0.
+        Raises ``ValueError`` for a negative or non-integer depth."""
+        _check_depth(depth, 0)
+        if depth == 0:
             return 1
         buf = self._perft_buf(depth)
         return int(G.perft(self.board, self.st, self.stack, self.hist, self.vt, self.zob, depth, buf, 0))
 
     def divide(self, depth: int) -> list[tuple[str, int]]:
-        """Per root move leaf counts at ``depth`` (``[(uci, count), ...]``)."""
+        """Per root move leaf counts at ``depth`` (``[(uci, count), ...]``); ``ValueError``
+        for a depth below 1."""
+        _check_depth(depth, 1)
         out = []
         buf = self._perft_buf(depth)
         for mv in self.legal_moves():
@@ -378,6 +382,13 @@ class Position:
 
     def __repr__(self) -> str:
         return f"Position.from_fen({self.fen()!r}, variant={self.variant.name!r})"
+
+
+def _check_depth(depth, low: int) -> None:
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
+        raise ValueError(f"perft depth must be an int, not {depth!r}")
+    if depth < low:
+        raise ValueError(f"perft depth {depth} out of range (at least {low})")
 
 
 def _INT_OK(s: str) -> bool:
