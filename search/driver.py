@@ -11,30 +11,33 @@ worker.
 """
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
 import numpy as np
 
 from engine.rules import layout as L
+from engine.rules import movegen as G
+from engine.rules.position import Position
 import variants as _variants
-from .limits import Limits  # noqa: F401  (re-exported: search.driver.Limits is the public name)
+from . import core as C
+from .eval import build_eval
+from .limits import Limits, MAX_DEPTH  # noqa: F401  (re-exported: search.driver.Limits is the public name)
+from .timeman import allocate, MOVE_OVERHEAD_DEFAULT
+from .tt import tt_alloc, hashfull, HASH_MIN_MB, HASH_MAX_MB
 
 MAX_MULTIPV = 5
-
-
+BOUND_INFO_AFTER_MS = 3000   # aspiration fail-high/low info lines only in long searches (as Stockfish)
 
 
 class SearchState:
     """Preallocated buffers for the numba search (shapes in :mod:`search.core`)."""
 
     def __init__(self, hash_mb: int = 16):
-        from engine.rules.movegen import MAX_MOVES
-        from . import core as C
-        from .tt import tt_alloc
         self.tt = tt_alloc(hash_mb)
-        self.moves = np.zeros(C.MAX_PLY * MAX_MOVES, dtype=np.int32)
-        self.scores = np.zeros(C.MAX_PLY * MAX_MOVES, dtype=np.int32)
+        self.moves = np.zeros(C.MAX_PLY * G.MAX_MOVES, dtype=np.int32)
+        self.scores = np.zeros(C.MAX_PLY * G.MAX_MOVES, dtype=np.int32)
         self.pv = np.zeros((C.MAX_PLY + 1, C.MAX_PLY + 1), dtype=np.int32)
         self.pvlen = np.zeros(C.MAX_PLY + 2, dtype=np.int32)
         self.killers = np.zeros((C.MAX_PLY + 1, 2), dtype=np.int32)
@@ -53,19 +56,17 @@ class SearchState:
 
     def iterate(self, pos, ev, alpha: int, beta: int, depth: int) -> int:
         """One numba iteration on ``pos`` (its arrays are modified and restored)."""
-        from .core import search_root
-        return int(search_root(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
+        return int(C.search_root(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
                                self.moves, self.scores, self.pv, self.pvlen, self.killers, self.hist_h,
                                self.info, self.stop, self.excl, self.ws, alpha, beta, depth))
 
 
 def score_tuple(s: int):
     """Engine score -> ``('cp', cp)`` or ``('mate', moves)`` (negative moves: getting mated)."""
-    from .core import MATE, MATE_BOUND
-    if s > MATE_BOUND:
-        return ("mate", (MATE - s + 1) // 2)
-    if s < -MATE_BOUND:
-        return ("mate", -((MATE + s) // 2))
+    if s > C.MATE_BOUND:
+        return ("mate", (C.MATE - s + 1) // 2)
+    if s < -C.MATE_BOUND:
+        return ("mate", -((C.MATE + s) // 2))
     return ("cp", int(s))
 
 
@@ -74,7 +75,8 @@ class Searcher:
 
     def __init__(self, hash_mb: int = 16):
         self.multipv = 1
-        self.move_overhead = 30
+        self.move_overhead = MOVE_OVERHEAD_DEFAULT
+        self.bound_info_after_ms = BOUND_INFO_AFTER_MS
         self._hash_mb = hash_mb
         self._state = None
         self._thread = None
@@ -90,7 +92,6 @@ class Searcher:
         self._soft = None
         self._hard = None
         self._progress = None
-        from .tt import HASH_MIN_MB, HASH_MAX_MB
         if not HASH_MIN_MB <= hash_mb <= HASH_MAX_MB:
             raise ValueError(f"hash size {hash_mb!r} MiB out of range {HASH_MIN_MB}..{HASH_MAX_MB}")
 
@@ -103,7 +104,6 @@ class Searcher:
 
     def resize_hash(self, mb: int) -> None:
         """Reallocate the TT to ``mb`` MiB (1..4096, else ``ValueError``); waits for a running search."""
-        from .tt import tt_alloc
         tt = tt_alloc(mb)
         self.stop()
         self.wait()
@@ -120,8 +120,6 @@ class Searcher:
 
     def warm_up(self) -> None:
         """Compile/load every numba function the search uses (a tiny search per variant)."""
-        from engine.rules.position import Position
-        from .eval import build_eval
         st = SearchState(1)
         for v in _variants.names():
             pos = Position.from_fen(None, v)
@@ -188,7 +186,6 @@ class Searcher:
 
     # ------------------------------------------------------------ internals
     def _set_deadlines(self, limits):
-        from .timeman import allocate
         side = self._side
         soft, hard = allocate(limits, side, self.move_overhead)
         self._soft, self._hard = soft, hard
@@ -235,7 +232,6 @@ class Searcher:
             done.wait(wait / 1000.0)
 
     def _hashfull(self) -> int:
-        from .tt import hashfull
         return hashfull(self._state.tt, self._state.gen)
 
     def _wait_for_release(self):
@@ -249,7 +245,6 @@ class Searcher:
         try:
             best, ponder = self._think(pos, limits, on_info)
         except Exception as e:  # never kill the engine: fall back to any legal move
-            import sys
             print(f"info string search error: {e!r}", file=sys.stderr)
             try:
                 lm = pos.legal_moves()
@@ -267,9 +262,6 @@ class Searcher:
                     done.set()   # after on_done: wait() returning means the result was delivered
 
     def _think(self, pos, limits, on_info):
-        from engine.rules import movegen as G
-        from . import core as C
-        from .eval import build_eval
         st = self._state
         # the side not to move is in check: capture the king at once
         if pos.opponent_in_check():
@@ -291,7 +283,7 @@ class Searcher:
         info[C.I_MAXPLY] = max(2, min(C.MAX_PLY, L.MAX_GAME_PLIES - pos.ply - 4))
         st.killers[:] = 0
         st.hist_h //= 2
-        maxd = C.MAX_PLY - 2
+        maxd = min(MAX_DEPTH, C.MAX_PLY - 2)
         if limits.depth is not None:
             maxd = max(1, min(int(limits.depth), maxd))
         npv = max(1, min(int(self.multipv), MAX_MULTIPV, len(legal)))
@@ -318,6 +310,8 @@ class Searcher:
                     if info[C.I_ABORT]:
                         aborted = True
                         break
+                    if (sc <= alpha and alpha > -C.INF) or (sc >= beta and beta < C.INF):
+                        self._bound_info(pos, on_info, d, k, sc, "upper" if sc <= alpha else "lower")
                     if sc <= alpha and alpha > -C.INF:
                         alpha = max(sc - delta, -C.INF)
                         beta = (alpha + beta) // 2 if beta < C.INF else beta
@@ -330,7 +324,7 @@ class Searcher:
                         alpha, beta = -C.INF, C.INF
                 if aborted:
                     break
-                pv = self._clean_pv(pos, [int(x) for x in st.pv[0, :st.pvlen[0]]])
+                pv = self._root_pv(pos)
                 if not pv:
                     pv = [legal[0]] if k == 0 else [m for m in legal if m not in excl][:1]
                 lines.append((sc, pv))
@@ -347,7 +341,7 @@ class Searcher:
             for k, (sc, pv) in enumerate(lines):
                 inf = dict(depth=d, seldepth=int(max(info[C.I_SELDEPTH], d)), multipv=k + 1,
                            score=score_tuple(sc), nodes=nodes, nps=int(nodes * 1000 / max(el, 1.0)),
-                           time=int(el), hashfull=self._hashfull(), pv=pv, bound=None)
+                           time=int(el), hashfull=self._hashfull(), pv=[pos.uci(m) for m in pv], bound=None)
                 if k == 0:
                     self._progress = inf
                 with self._lock:
@@ -374,6 +368,28 @@ class Searcher:
                 if timed and abs(sc0) > C.MATE_BOUND and d >= 2 * (C.MATE - abs(sc0)) + 4:
                     break  # a mate is proven well inside the horizon
         return best, ponder
+
+    def _root_pv(self, pos):
+        st = self._state
+        return self._clean_pv(pos, [int(x) for x in st.pv[0, :st.pvlen[0]]])
+
+    def _bound_info(self, pos, on_info, d, k, sc, bound):
+        """An ``info`` for a failed aspiration window (``bound`` 'lower' on a fail high, 'upper'
+        on a fail low), in searches longer than ``bound_info_after_ms``, as Stockfish does."""
+        el = self._search_ms()
+        if el < self.bound_info_after_ms:
+            return
+        st = self._state
+        nodes = int(st.info[C.I_NODES])
+        pv = self._root_pv(pos)
+        inf = dict(depth=d, seldepth=int(max(st.info[C.I_SELDEPTH], d)), multipv=k + 1,
+                   score=score_tuple(sc), nodes=nodes, nps=int(nodes * 1000 / max(el, 1.0)),
+                   time=int(el), hashfull=self._hashfull(), pv=[pos.uci(m) for m in pv], bound=bound)
+        with self._lock:
+            try:
+                on_info(inf)
+            except Exception:  # a broken callback must not cost the move
+                pass
 
     @staticmethod
     def _clean_pv(pos, pv):

@@ -184,6 +184,53 @@ def test_knightrelay_cutechess_move_into_relayed_check_is_accepted(eng):
     assert any(ln.startswith("info string error:") for ln in lines), lines
 
 
+def test_position_with_an_illegal_move_keeps_the_moves_before_it(eng):
+    """As Stockfish and Fairy-Stockfish: the FEN is set up and the moves up to the illegal
+    one are played; the error line names the refused move; a later go answers for it."""
+    e = eng
+    e.send("setoption name UCI_Variant value grand", "ucinewgame", "position startpos moves e3e5 e8e6")
+    e.send("position startpos moves a3a4 a8a7 a4a5 a7a6 a5a6")
+    lines = sync(e)
+    err = [ln for ln in lines if ln.startswith("info string error:")]
+    assert len(err) == 1 and "move 5 (a5a6)" in err[0], lines
+    from engine.rules.position import Position
+    pos = Position.from_fen(None, "grand")
+    for m in ("a3a4", "a8a7", "a4a5", "a7a6"):
+        pos.push_uci(m)
+    e.send("d")
+    assert f"Fen: {pos.fen()}" in e.expect(r"Legal moves: .*", 10)
+    e.send("go depth 1")
+    assert bestmove(e.expect(r"bestmove .*", 30))[0] in pos.legal_uci()   # white to move here
+    # a bad FEN still keeps the previous position
+    e.send("position fen 10/10 w - - 0 1 moves e3e5", "d")
+    assert f"Fen: {pos.fen()}" in e.expect(r"Legal moves: .*", 10)
+
+
+def test_go_depth_out_of_range_is_clamped_with_a_warning(eng):
+    """depth 0 searches depth 1 (never forever); a huge depth is clamped to the maximum, with
+    a warning each time; a go whose every limit was refused still ends by itself."""
+    e = eng
+    e.send("setoption name UCI_Variant value grand", "ucinewgame", "position startpos", "go depth 0")
+    lines = e.expect(r"bestmove .*", 30)
+    assert "info string warning: go: depth 0 out of range 1..98, using 1" in lines, lines
+    depths = [int(ln.split()[2]) for ln in lines if ln.startswith("info depth")]
+    assert depths == [1], lines
+    e.send("go depth 99999999999999999999")
+    lines = e.expect(r"info string warning: go: depth \d+ out of range 1\.\.98, using 98", 10)
+    e.expect(r"info depth 2 .*", 30)          # it searches on (with the maximum depth)
+    lines = e.ask("stop", r"bestmove .*", 10)
+    assert bestmove(lines)[0] in legal("grand", None, [])
+    e.send("go mate 0")
+    lines = e.expect(r"bestmove .*", 30)
+    assert "info string warning: go: mate 0 out of range, ignored" in lines, lines
+    assert any(ln.startswith("info string warning: go: no valid limit left") for ln in lines), lines
+    e.send("go wtime abc")                     # every limit refused: a fixed time, not forever
+    lines = e.expect(r"bestmove .*", 30)
+    assert any(ln.startswith("info string error: go: ignored wtime abc") for ln in lines), lines
+    assert any(ln.startswith("info string warning: go: no valid limit left") for ln in lines), lines
+    sync(e)
+
+
 def test_ucinewgame_clears_the_hash_before_readyok():
     """The hash is cleared by ucinewgame/isready, not inside the next go (where it costs clock)."""
     import io
@@ -358,8 +405,9 @@ def test_errors_keep_last_good_state(eng):
         ("position", r"info string error: position: .*"),
         ("position moves e3e5", r"info string error: position: .*"),
         ("position startpos moves e3e5 zz99", r"info string error: move 2 \(zz99\).*"),
-        ("setoption name UCI_Variant value Grand", r"info string unsupported variant Grand"),
-        ("setoption name UCI_Variant value shogi", r"info string unsupported variant shogi"),
+        ("setoption name UCI_Variant value Grand",
+         r"info string error: unsupported variant Grand \(known: chess, standard, normal, grand, knightrelay\)"),
+        ("setoption name UCI_Variant value grnd", r"info string error: unsupported variant grnd \(known: .*grand.*\)"),
         ("setoption name Hash value 0", r"info string error: setoption Hash: value 0 out of range.*"),
         ("setoption name Hash value lots", r"info string error: setoption Hash: .*not an integer"),
         ("setoption name MultiPV value 6", r"info string error: setoption MultiPV: .*out of range.*"),
@@ -416,7 +464,7 @@ class FakeSearcher:
         self.started.append(limits)
         legal = pos.legal_moves()
         on_info({"depth": 1, "seldepth": 1, "multipv": 1, "score": ("cp", 7), "nodes": 1, "nps": 1, "time": 0,
-                 "hashfull": 0, "pv": legal[:1], "bound": None})
+                 "hashfull": 0, "pv": [pos.uci(m) for m in legal[:1]], "bound": None})
         on_done(legal[0] if legal else None, None)
 
     def stop(self):

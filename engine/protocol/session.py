@@ -27,13 +27,14 @@ import time
 from .loop import log, log_exception
 
 import variants as _variants   # plain data: cheap to import before the protocol's first answer
+from engine.rules import layout as L   # plain Python constants, no numpy
+from search.limits import Limits   # plain Python, no numba
+from search.timeman import MOVE_OVERHEAD_DEFAULT   # plain Python, no numba
 
 VARIANTS = _variants.names()
 
 HASH_MIN, HASH_MAX, HASH_DEFAULT = 1, 4096, 16          # MiB (Searcher.resize_hash accepts 1..4096)
-OVERHEAD_MIN, OVERHEAD_MAX, OVERHEAD_DEFAULT = 0, 5000, 100
-# Move Overhead default 100 ms: Cute Chess counts from `go` to `bestmove` with no margin,
-# and a Python engine loses tens of ms to pipes and thread wake-ups (../shared/PROTOCOLS.md 1.2).
+OVERHEAD_MIN, OVERHEAD_MAX, OVERHEAD_DEFAULT = 0, 5000, MOVE_OVERHEAD_DEFAULT   # ms (search.timeman)
 MULTIPV_MIN, MULTIPV_MAX = 1, 5
 STOP_TIMEOUT = 10.0   # s to wait for on_done after stop() before giving up on a search
 
@@ -48,10 +49,10 @@ def canonical_variant(name: str) -> str | None:
 def _default_factory(hash_mb: int):
     spec = os.environ.get("CARDINAL_SEARCHER")
     if spec:   # testing hook: "module:callable"
-        import importlib
+        import importlib   # lazy: only for this testing hook
         mod, _, attr = spec.partition(":")
         return getattr(importlib.import_module(mod), attr or "Searcher")(hash_mb=hash_mb)
-    from search.driver import Searcher
+    from search.driver import Searcher   # lazy, for start-up speed: imports numba (after `uciok`)
     return Searcher(hash_mb=hash_mb)
 
 
@@ -90,7 +91,7 @@ class Backend:
     def _warm(self) -> None:
         t0 = time.monotonic()
         try:
-            from engine.rules.position import Position
+            from engine.rules.position import Position   # lazy, for start-up speed: numba
             for v in VARIANTS:
                 p = Position.from_fen(None, v)
                 mv = p.legal_moves()
@@ -189,7 +190,6 @@ class Backend:
 
     def make_limits(self, **kw):
         """A :class:`search.limits.Limits` (times in ms)."""
-        from search.limits import Limits
         return Limits(**kw)
 
     def out_error(self, msg: str) -> None:
@@ -208,7 +208,6 @@ class Backend:
 # ------------------------------------------------------------------ formatting helpers
 def board_lines(pos) -> list[str]:
     """ASCII diagram of ``pos`` (top rank first), Stockfish's ``d`` style."""
-    from engine.rules import layout as L
     w, h = pos.variant.width, pos.variant.height
     sep = "  +" + "---+" * w
     lines = [sep]
@@ -227,11 +226,10 @@ def static_eval(pos) -> int:
     """Static evaluation in centipawns for the side to move (search/eval.py), or
     the material balance from the variant's piece values if that is missing."""
     try:
-        import numpy as np
+        import numpy as np   # lazy, for start-up speed: numpy and numba
         from search.eval import build_eval, evaluate
         return int(evaluate(pos.board, pos.st, pos.vt, build_eval(pos.variant.name), np.zeros(64, np.int32)))
     except ImportError:
-        from engine.rules import layout as L
         total = 0
         for sq in range(L.NSQ):
             c = pos.piece_at(sq)
@@ -245,7 +243,6 @@ def static_eval(pos) -> int:
 def king_capture(pos, move: int) -> bool:
     """True if ``move`` lands on the enemy king (the answer to an illegal position
     where the side not to move is in check)."""
-    from engine.rules import layout as L
     p = int(pos.board[L.move_to(move)])
     return p != L.EMPTY and p != L.OFF and (p & 15) == L.KING
 
