@@ -2,9 +2,10 @@
 
 Runs perft, status and FEN set-up for all three variants (the rules core) and a
 tiny search per variant (:meth:`search.driver.Searcher.warm_up`), then prints
-how long it took. Run it once after installing, so the first GUI start finds a
-warm cache (numba's cache lives next to the sources in ``__pycache__``, or in
-``NUMBA_CACHE_DIR`` if set).
+how long it took and where the cache is. Run it once after installing, so the
+first GUI start finds a warm cache (the directory is chosen by
+:mod:`engine.rules.cache`: keyed by a hash of the sources, next to them when
+writable, else per user; under ``NUMBA_CACHE_DIR`` if set).
 """
 from __future__ import annotations
 
@@ -30,8 +31,10 @@ def main(argv) -> int:
         pos.pop()
     t_core = time.perf_counter() - t0
     from search.driver import Searcher
+    from engine.rules import cache
     Searcher(1).warm_up()
+    cache.mark_warm()
     t_all = time.perf_counter() - t0
     print(f"warmup: imports {t_import:.2f} s, rules core {t_core - t_import:.2f} s, "
-          f"search {t_all - t_core:.2f} s, total {t_all:.2f} s")
+          f"search {t_all - t_core:.2f} s, total {t_all:.2f} s; cache {cache.cache_dir() or '(in memory)'}")
     return 0

@@ -19,24 +19,41 @@ Stop: every 1024 nodes the search reads ``stop[0]`` and the node limit and, if
 set/exceeded, raises ``info[I_ABORT]`` and unwinds; the driver discards the
 unfinished iteration.
 """
-import numpy as np
-from numba import njit
+from collections import namedtuple
 
-from engine.rules.layout import (U_MOVE, NSQ, KING, PAWN, KNIGHT, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
+import numpy as np
+from engine.rules.jit import njit
+
+from engine.rules.layout import (field_offsets, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, SQ_MASK, MOVE_PROMO_BITS,
+                                 MOVE_EP_BIT, U_MOVE, NSQ, KING, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, MARSHAL, CARDINAL, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
                            V_FLAGS, VF_RELAY)
 from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal, make_move, unmake_move, make_null,
                             unmake_null, in_check, insufficient_material, is_attacked)
 from .eval import evaluate, EV_PST_MG
 from .tt import tt_probe, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE
 
+# The buffers of one search, passed to every node as one argument (numba passes a namedtuple
+# of arrays like separate arguments; shapes and dtypes in the module docstring).
+SearchCtx = namedtuple("SearchCtx", "board st stack hist vt zob tt ev moves scores pv pvlen killers hist_h "
+                                    "info stop excl ws")
+
 MAX_PLY = 100            # deepest search ply (PV table and move buffers are sized by it)
 MATE = 30000             # mate score at the root; mate scores are MATE - plies
 MATE_BOUND = MATE - MAX_PLY
 INF = 32000
 
-I_NODES, I_NODELIMIT, I_SELDEPTH, I_ABORT, I_ROOTPLY, I_GEN, I_MAXPLY, I_NEXCL, I_ROOTDEPTH = range(9)
-I_EVAL = 16              # info[I_EVAL + ply]: static eval at each ply of the current line (-INF when in check)
-INFO_SIZE = I_EVAL + MAX_PLY + 2
+# info vector (int64[INFO_SIZE]): limits in, counters out, per-ply scratch
+(I_NODES,        # nodes searched (out)
+ I_NODELIMIT,    # abort when I_NODES reaches this (in)
+ I_SELDEPTH,     # deepest ply reached (out)
+ I_ABORT,        # 1 once the search is unwinding after a stop or the node limit (out)
+ I_ROOTPLY,      # game ply of the root (set by search_root)
+ I_GEN,          # TT generation of this search (in)
+ I_MAXPLY,       # deepest ply allowed (in: MAX_PLY, or less when the game history is nearly full)
+ I_NEXCL,        # number of excluded root moves in excl (in, MultiPV)
+ I_ROOTDEPTH,    # depth of the current iteration (set by search_root)
+ I_EVAL,         # info[I_EVAL + ply]: static eval at each ply of the current line (-INF when in check)
+ INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1, MAX_PLY + 2)
 
 # Move-ordering score bands (higher first).
 ORD_TT = 1 << 30          # the TT move before anything else
@@ -109,17 +126,17 @@ def _losing_capture(board, st, vt, ev, m):
     before the move) takes with a piece worth more than its victim onto a square the opponent defends.
     King captures and promotions are never losing. In knightrelay knights never capture and are never
     captured, and ``is_attacked`` counts relayed knight attacks, so the test holds there as is."""
-    if ((m >> 16) & 0xF) != 0:
+    if m & MOVE_PROMO_BITS:
         return False
-    a = board[m & 0xFF]
+    a = board[m & SQ_MASK]
     if (a & 15) == KING:
         return False
-    to = (m >> 8) & 0xFF
+    to = (m >> MOVE_TO_SHIFT) & SQ_MASK
     victim = board[to]
     vv = 0
     if victim != EMPTY:
         vv = _piece_value(ev, victim)
-    elif (m >> 20) & 2:
+    elif m & MOVE_EP_BIT:
         vv = _piece_value(ev, np.int64(PAWN))
     if _piece_value(ev, a) <= vv + SEE_MARGIN:
         return False
@@ -133,10 +150,10 @@ def _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, k1, k2, hist_h):
         if m == ttm:
             scores[i] = ORD_TT
             continue
-        to = (m >> 8) & 0xFF
-        promo = (m >> 16) & 0xF
+        to = (m >> MOVE_TO_SHIFT) & SQ_MASK
+        promo = (m >> MOVE_PROMO_SHIFT) & 0xF
         victim = board[to]
-        if (m >> 20) & 2:
+        if m & MOVE_EP_BIT:
             victim = PAWN
         if victim != EMPTY or promo != 0:
             v = 0
@@ -144,7 +161,7 @@ def _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, k1, k2, hist_h):
                 v = _piece_value(ev, victim)
             if promo != 0:
                 v += _piece_value(ev, promo) - 100
-            a = board[m & 0xFF]
+            a = board[m & SQ_MASK]
             if victim != EMPTY and _losing_capture(board, st, vt, ev, m):
                 scores[i] = ORD_BAD + v * 16 - (_piece_value(ev, a) >> 4)
             else:
@@ -154,7 +171,7 @@ def _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, k1, k2, hist_h):
         elif m == k2:
             scores[i] = ORD_KILLER2
         else:
-            scores[i] = hist_h[board[m & 0xFF], to]
+            scores[i] = hist_h[board[m & SQ_MASK], to]
 
 
 @njit(cache=True, nogil=True)
@@ -228,9 +245,10 @@ def _tick(info, stop):
 
 
 @njit(cache=True, nogil=True)
-def qsearch(board, st, stack, hist, vt, zob, tt, ev, moves, scores, info, stop, ws, alpha, beta, ply):
+def qsearch(c, alpha, beta, ply):
     """Quiescence: stand pat, then captures and promotions (MVV-LVA, losing captures skipped); all
     evasions when in check. Results are stored in the TT at draft 0 and probed for cutoffs."""
+    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws = c
     if _tick(info, stop):
         return 0
     if ply > info[I_SELDEPTH]:
@@ -270,16 +288,16 @@ def qsearch(board, st, stack, hist, vt, zob, tt, ev, moves, scores, info, stop, 
     for i in range(n0, n):
         m = _pick(moves, scores, i, n)
         if not check:
-            to = (m >> 8) & 0xFF
+            to = (m >> MOVE_TO_SHIFT) & SQ_MASK
             victim = board[to]
             # Step 2. Delta pruning, then skip losing captures (they rarely rescue a quiet position)
-            if ((m >> 16) & 0xF) == 0 and victim != EMPTY and \
+            if (m & MOVE_PROMO_BITS) == 0 and victim != EMPTY and \
                     stand + _piece_value(ev, victim) + DELTA_MARGIN <= alpha:
                 continue
             if victim != EMPTY and _losing_capture(board, st, vt, ev, m):
                 continue
         make_move(board, st, stack, hist, vt, zob, m)
-        sc = -qsearch(board, st, stack, hist, vt, zob, tt, ev, moves, scores, info, stop, ws, -beta, -alpha, ply + 1)
+        sc = -qsearch(c, -beta, -alpha, ply + 1)
         unmake_move(board, st, stack, vt)
         if info[I_ABORT] != 0:
             return 0
@@ -314,16 +332,16 @@ def qsearch(board, st, stack, hist, vt, zob, tt, ev, moves, scores, info, stop, 
 def _score_noisy(board, ev, moves, scores, n0, n):
     for i in range(n0, n):
         m = moves[i]
-        victim = board[(m >> 8) & 0xFF]
-        promo = (m >> 16) & 0xF
+        victim = board[(m >> MOVE_TO_SHIFT) & SQ_MASK]
+        promo = (m >> MOVE_PROMO_SHIFT) & 0xF
         v = 0
         if victim != EMPTY:
             v = _piece_value(ev, victim)
-        elif (m >> 20) & 2:
+        elif m & MOVE_EP_BIT:
             v = _piece_value(ev, np.int64(PAWN))
         if promo != 0:
             v += _piece_value(ev, promo)
-        scores[i] = v * 16 - (_piece_value(ev, board[m & 0xFF]) >> 4)
+        scores[i] = v * 16 - (_piece_value(ev, board[m & SQ_MASK]) >> 4)
 
 
 @njit(cache=True, nogil=True)
@@ -331,24 +349,25 @@ def _has_null_material(st, vt, us):
     """Null-move guard: the side owns a piece beyond king and pawns (and, in knightrelay, beyond knights,
     since knights-only material is zugzwang-prone: knights cannot capture)."""
     c = us << 4
-    s = st[S_COUNT + (3 | c)] + st[S_COUNT + (4 | c)] + st[S_COUNT + (5 | c)] \
-        + st[S_COUNT + (7 | c)] + st[S_COUNT + (8 | c)]
+    s = st[S_COUNT + (BISHOP | c)] + st[S_COUNT + (ROOK | c)] + st[S_COUNT + (QUEEN | c)] \
+        + st[S_COUNT + (MARSHAL | c)] + st[S_COUNT + (CARDINAL | c)]
     if (vt[V_FLAGS] & VF_RELAY) == 0:
         s += st[S_COUNT + (KNIGHT | c)]
     return s > 0
 
 
 @njit(cache=True, nogil=True)
-def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h,
-           info, stop, excl, ws, alpha, beta, depth, ply):
-    """Negamax PVS node. Returns the score (meaningless if ``info[I_ABORT]``).
+def search(c, alpha, beta, depth, ply):
+    """Negamax PVS node on the buffers ``c`` (a :data:`SearchCtx`). Returns the score
+    (meaningless if ``info[I_ABORT]``).
 
     All integer arguments are int64 and never compile-time literals (callers pass
     variables): a literal would make numba compile, and cache, extra recursive
     specialisations, which crashed on reload from the cache."""
+    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws = c
     pvlen[ply] = ply
     if depth <= 0:
-        return qsearch(board, st, stack, hist, vt, zob, tt, ev, moves, scores, info, stop, ws, alpha, beta, ply)
+        return qsearch(c, alpha, beta, ply)
     if _tick(info, stop):
         return 0
     if ply > info[I_SELDEPTH]:
@@ -361,7 +380,7 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
         if _is_draw(board, st, hist, vt, info, ply):
             return 0
         if ply >= info[I_MAXPLY] - 1:
-            return qsearch(board, st, stack, hist, vt, zob, tt, ev, moves, scores, info, stop, ws, alpha, beta, ply)
+            return qsearch(c, alpha, beta, ply)
         a = -MATE + ply
         if a > alpha:
             alpha = a
@@ -403,8 +422,7 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
         # reduction grows with depth and with the margin over beta (a big margin needs less proof)
         r = 3 + depth // 4 + min(NULL_EVAL_MAX, (static - beta) // NULL_EVAL_DIV)
         make_null(st, stack, hist, zob)
-        sc = -search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h,
-                     info, stop, excl, ws, -beta, -beta + 1, depth - 1 - r, ply + 1)
+        sc = -search(c, -beta, -beta + 1, depth - 1 - r, ply + 1)
         unmake_null(st, stack)
         if info[I_ABORT] != 0:
             return 0
@@ -432,9 +450,9 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
                     skip = True
             if skip:
                 continue
-        to = (m >> 8) & 0xFF
-        noisy = board[to] != EMPTY or ((m >> 16) & 0xF) != 0 or ((m >> 20) & 2) != 0
-        pc = board[m & 0xFF]
+        to = (m >> MOVE_TO_SHIFT) & SQ_MASK
+        noisy = board[to] != EMPTY or (m & (MOVE_PROMO_BITS | MOVE_EP_BIT)) != 0
+        pc = board[m & SQ_MASK]
         cap = board[to]
         make_move(board, st, stack, hist, vt, zob, m)
         gives = in_check(board, st, vt)
@@ -460,8 +478,7 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
                     ext = 0
         nd = depth - 1 + ext
         if searched == 0:
-            sc = -search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h,
-                         info, stop, excl, ws, -beta, -alpha, nd, ply + 1)
+            sc = -search(c, -beta, -alpha, nd, ply + 1)
         else:
             # Step 10. Late move reductions for quiet moves
             r = 0
@@ -481,15 +498,12 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
                     r = 0
                 if r > nd - 1:
                     r = nd - 1  # never reduce straight into quiescence from here
-            sc = -search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h,
-                         info, stop, excl, ws, -alpha - 1, -alpha, nd - r, ply + 1)
+            sc = -search(c, -alpha - 1, -alpha, nd - r, ply + 1)
             if sc > alpha and r > 0:
-                sc = -search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h,
-                             info, stop, excl, ws, -alpha - 1, -alpha, nd, ply + 1)
+                sc = -search(c, -alpha - 1, -alpha, nd, ply + 1)
             # Step 11. PVS re-search with the full window
             if sc > alpha and sc < beta:
-                sc = -search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h,
-                             info, stop, excl, ws, -beta, -alpha, nd, ply + 1)
+                sc = -search(c, -beta, -alpha, nd, ply + 1)
         unmake_move(board, st, stack, vt)
         if info[I_ABORT] != 0:
             return 0
@@ -514,9 +528,9 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
                         _history_update(hist_h, pc, to, bonus)
                         for j in range(n0, i):
                             q = moves[j]
-                            qto = (q >> 8) & 0xFF
-                            if board[qto] == EMPTY and ((q >> 16) & 0xF) == 0 and ((q >> 20) & 2) == 0:
-                                _history_update(hist_h, board[q & 0xFF], qto, -bonus)
+                            qto = (q >> MOVE_TO_SHIFT) & SQ_MASK
+                            if board[qto] == EMPTY and (q & (MOVE_PROMO_BITS | MOVE_EP_BIT)) == 0:
+                                _history_update(hist_h, board[q & SQ_MASK], qto, -bonus)
                     break
     if searched == 0:
         # every move was excluded (root) or futility-pruned: fail low with the static bound
@@ -544,52 +558,11 @@ def search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ki
 
 
 @njit(cache=True, nogil=True)
-def search_root(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h,
-                info, stop, excl, ws, alpha, beta, depth):
-    """One iteration at ``depth`` with window (alpha, beta); PV in ``pv[0, :pvlen[0]]``."""
+def search_root(c, alpha, beta, depth):
+    """One iteration at ``depth`` with window (alpha, beta) on the buffers ``c`` (a
+    :data:`SearchCtx`); PV in ``c.pv[0, :c.pvlen[0]]``."""
+    info = c.info
     info[I_ABORT] = 0
-    info[I_ROOTPLY] = st[S_PLY]
+    info[I_ROOTPLY] = c.st[S_PLY]
     info[I_ROOTDEPTH] = depth
-    return search(board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h,
-                  info, stop, excl, ws, alpha, beta, depth, np.int64(0))
-
-
-# ---------------------------------------------------------------- numba cache hygiene
-def _flush_stale_cache():
-    """Numba's cache keys a function by its own source file only, but a cached caller embeds
-    the compiled code of its callees (movegen, eval, tt). So when any of those sources
-    changes, every cached search function is flushed and recompiled once. The digest of
-    the sources is kept in ``<cache dir>/search_deps.stamp``."""
-    import hashlib
-    import os
-    import engine.rules.layout as _layout
-    import engine.rules.movegen as _movegen
-    from . import eval as _eval, tt as _tt
-    h = hashlib.sha1()
-    for mod in (_layout, _movegen, _eval, _tt):
-        with open(mod.__file__, "rb") as f:
-            h.update(f.read())
-    with open(__file__, "rb") as f:
-        h.update(f.read())
-    digest = h.hexdigest()
-    funcs = [search_root, search, qsearch, _score_from_tt, _static_eval,
-             _losing_capture, _score_moves, _score_noisy, _pick, _history_update, _is_draw,
-             _tt_set_eval, _tick, _has_null_material, _piece_value, evaluate, tt_probe, tt_store]
-    try:
-        path = search_root._cache._cache_path
-        stamp = os.path.join(path, "search_deps.stamp")
-        old = None
-        if os.path.exists(stamp):
-            with open(stamp) as f:
-                old = f.read().strip()
-        if old != digest:
-            for fn in funcs:
-                fn._cache.flush()
-            os.makedirs(path, exist_ok=True)
-            with open(stamp, "w") as f:
-                f.write(digest)
-    except (AttributeError, OSError):
-        pass  # caching unavailable (read-only install): numba compiles in memory
-
-
-_flush_stale_cache()
+    return search(c, alpha, beta, depth, np.int64(0))

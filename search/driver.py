@@ -22,10 +22,11 @@ from engine.rules import movegen as G
 from engine.rules.position import Position
 import variants as _variants
 from . import core as C
+from .core import SearchCtx, search_root
 from .eval import build_eval
 from .limits import Limits, MAX_DEPTH  # noqa: F401  (re-exported: search.driver.Limits is the public name)
 from .timeman import allocate, MOVE_OVERHEAD_DEFAULT
-from .tt import tt_alloc, hashfull, HASH_MIN_MB, HASH_MAX_MB
+from .tt import HASH_MIN_MB, HASH_MAX_MB, hashfull, tt_alloc
 
 MAX_MULTIPV = 5
 BOUND_INFO_AFTER_MS = 3000   # aspiration fail-high/low info lines only in long searches (as Stockfish)
@@ -56,9 +57,10 @@ class SearchState:
 
     def iterate(self, pos, ev, alpha: int, beta: int, depth: int) -> int:
         """One numba iteration on ``pos`` (its arrays are modified and restored)."""
-        return int(C.search_root(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
-                               self.moves, self.scores, self.pv, self.pvlen, self.killers, self.hist_h,
-                               self.info, self.stop, self.excl, self.ws, alpha, beta, depth))
+        ctx = SearchCtx(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
+                        self.moves, self.scores, self.pv, self.pvlen, self.killers, self.hist_h,
+                        self.info, self.stop, self.excl, self.ws)
+        return int(search_root(ctx, alpha, beta, depth))
 
 
 def score_tuple(s: int):
@@ -124,8 +126,8 @@ class Searcher:
         for v in _variants.names():
             pos = Position.from_fen(None, v)
             st.info[:] = 0
-            st.info[1] = 1 << 40
-            st.info[6] = 64
+            st.info[C.I_NODELIMIT] = 1 << 40
+            st.info[C.I_MAXPLY] = 64
             for d in (1, 2, 3):
                 st.iterate(pos, build_eval(v), -32000, 32000, d)
         Position.from_fen(None, "grand").status()  # used by the protocol after every move
@@ -218,7 +220,7 @@ class Searcher:
                 prog = self._progress
                 if prog is not None:
                     info = dict(prog)
-                    nodes = int(st.info[0])
+                    nodes = int(st.info[C.I_NODES])
                     ms = self._search_ms()
                     info.update(nodes=nodes, time=int(ms), nps=int(nodes * 1000 / max(ms, 1.0)),
                                 hashfull=self._hashfull())

@@ -34,7 +34,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
+from engine.rules.jit import njit
 
 from engine.rules import layout as L
 from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, KING, NTYPES, EMPTY, OFF, S_SIDE, S_KSQ,

@@ -20,7 +20,7 @@ largest power of two of entries fitting ``hash_mb`` MiB.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.rules.jit import njit
 
 TT_DTYPE = np.dtype([("key", np.int64), ("move", np.int32), ("score", np.int16), ("eval", np.int16),
                      ("depth", np.int8), ("flag", np.uint8), ("pad", np.uint8, (2,))], align=False)

@@ -34,50 +34,77 @@ EMPTY = 0
 OFF = 48
 TYPE_LETTERS = ".PNBRQKCA"  # FEN letters by type (upper case = white)
 
-# move flags
+# move flags (bits 20..23 of a move) and the move's bit fields
 F_DOUBLE = 1
 F_EP = 2
 F_CASTLE = 4
+MOVE_TO_SHIFT = 8        # to square: (m >> MOVE_TO_SHIFT) & SQ_MASK
+MOVE_PROMO_SHIFT = 16    # promotion type: (m >> MOVE_PROMO_SHIFT) & 0xF
+MOVE_FLAGS_SHIFT = 20    # flags: (m >> MOVE_FLAGS_SHIFT) & 0xF
+SQ_MASK = 0xFF           # from square: m & SQ_MASK
+MOVE_PROMO_BITS = 0xF << MOVE_PROMO_SHIFT   # m & MOVE_PROMO_BITS != 0: a promotion
+MOVE_EP_BIT = F_EP << MOVE_FLAGS_SHIFT      # m & MOVE_EP_BIT != 0: an en-passant capture
+MOVE_CASTLE_BIT = F_CASTLE << MOVE_FLAGS_SHIFT
 
-# state vector (int64) layout
-S_SIDE = 0        # side to move: 0 white, 1 black
-S_EP = 1          # en-passant target square, 0 if none (only set when an e.p. capture is legal)
-S_CASTLE = 2      # castling rights bits: 1 K, 2 Q, 4 k, 8 q
-S_HALFMOVE = 3    # 50-move-rule counter (plies)
-S_FULLMOVE = 4    # FEN fullmove number
-S_KSQ = 5         # king squares: S_KSQ + colour (0 if the side has no king)
-S_HASH = 7        # Zobrist key (uint64 bits stored in int64)
-S_PLY = 8         # number of moves on the undo stack == length of game history - 1
-S_COUNT = 16      # piece counts by piece code: S_COUNT + code (code < 32)
-S_SIZE = 48
+def field_offsets(*widths):
+    """Offsets of consecutive fields of the given widths, then the total size: the one
+    declaration of a vector's layout (fields cannot overlap, and a new field is one more
+    width). Returns ``(offset_0, ..., offset_n-1, size)``."""
+    out, pos = [], 0
+    for w in widths:
+        if w <= 0:
+            raise ValueError("field widths must be positive")
+        out.append(pos)
+        pos += w
+    return (*out, pos)
 
-# undo stack row (int64), one row per made move
-U_MOVE, U_CAPT, U_EP, U_CASTLE, U_HALF, U_HASH = 0, 1, 2, 3, 4, 5
-U_SIZE = 8
+
+# state vector (int64[S_SIZE]): one per position, updated by make/unmake
+(S_SIDE,          # side to move: 0 white, 1 black
+ S_EP,            # en-passant target square, 0 if none (only set when an e.p. capture is legal)
+ S_CASTLE,        # castling rights bits: 1 K, 2 Q, 4 k, 8 q
+ S_HALFMOVE,      # 50-move-rule counter (plies)
+ S_FULLMOVE,      # FEN fullmove number
+ S_KSQ,           # king squares: S_KSQ + colour (0 if the side has no king)
+ S_HASH,          # Zobrist key (uint64 bits stored in int64)
+ S_PLY,           # number of moves on the undo stack == length of game history - 1
+ S_COUNT,         # piece counts by piece code: S_COUNT + code (code < 32)
+ S_SIZE) = field_offsets(1, 1, 1, 1, 1, 2, 1, 1, 32)
+
+# undo stack row (int64[U_SIZE]), one row per made move
+(U_MOVE,          # the move (0 for a null move)
+ U_CAPT,          # captured piece code (EMPTY if none)
+ U_EP,            # S_EP before the move
+ U_CASTLE,        # S_CASTLE before the move
+ U_HALF,          # S_HALFMOVE before the move
+ U_HASH,          # S_HASH before the move
+ U_SIZE) = field_offsets(1, 1, 1, 1, 1, 1)
 MAX_GAME_PLIES = 2048  # undo stack / history capacity (game + search)
 
-# variant table (int32, 1-D) layout
-V_WIDTH = 0
-V_HEIGHT = 1
-V_FLAGS = 2          # VF_* bits
-V_DOUBLE_RANK = 3    # 0-based rank (from the mover's side) a pawn may double-step from
-V_PROMO_START = 4    # 0-based relative rank where the promotion zone starts (last rank is mandatory)
-V_NPROMO = 5
-V_PROMO = 8          # V_PROMO + i: promotion piece types, i < V_NPROMO (up to 8)
-V_PROMO_MAX = 16     # V_PROMO_MAX + type: max count of that type per side (promotion limit)
-V_LEAP_N = 32        # V_LEAP_N + type: number of leaper offsets
-V_SLIDE_N = 48       # V_SLIDE_N + type: number of slider directions
-V_LEAP = 64          # V_LEAP + type*16 + i: leaper offsets (up to 16 per type)
-V_SLIDE = 224        # V_SLIDE + type*8 + i: slider direction offsets (up to 8 per type)
-V_NSQUARES = 300     # number of real squares
-V_SQUARES = 301      # V_SQUARES + i: list of real squares, a1 b1 ... (rank-major)
-V_CMASK = 420        # V_CMASK + sq: castling-rights mask ANDed when a move touches sq
-V_FILE = 600         # V_FILE + sq: 0-based file of sq (-1 off-board)
-V_RANK = 780         # V_RANK + sq: 0-based rank
-V_SLIDEMASK = 950    # V_SLIDEMASK + type: bit d set if the type attacks along LINE_OFFSETS[d] (towards the target)
-V_RELAYABLE = 960    # V_RELAYABLE + type: 1 if the type gains knight moves when relayed
-V_INSUF = 6          # insufficient-material rule: 0 chess, 1 grand, 2 knightrelay
-V_SIZE = 980
+# variant table (int32[V_SIZE], 1-D, read-only): compiled from a variant record by
+# engine/rules/tables.py; the generator reads rules only from here
+(V_WIDTH,         # files
+ V_HEIGHT,        # ranks
+ V_FLAGS,         # VF_* bits
+ V_DOUBLE_RANK,   # 0-based rank (from the mover's side) a pawn may double-step from
+ V_PROMO_START,   # 0-based relative rank where the promotion zone starts (last rank is mandatory)
+ V_NPROMO,        # number of promotion types
+ V_INSUF,         # insufficient-material rule: 0 chess, 1 grand, 2 knightrelay
+ V_PROMO,         # V_PROMO + i: promotion piece types, i < V_NPROMO
+ V_PROMO_MAX,     # V_PROMO_MAX + type: max count of that type per side (promotion limit)
+ V_LEAP_N,        # V_LEAP_N + type: number of leaper offsets
+ V_SLIDE_N,       # V_SLIDE_N + type: number of slider directions
+ V_LEAP,          # V_LEAP + type*16 + i: leaper offsets (up to 16 per type)
+ V_SLIDE,         # V_SLIDE + type*8 + i: slider direction offsets (up to 8 per type)
+ V_NSQUARES,      # number of real squares
+ V_SQUARES,       # V_SQUARES + i: list of real squares, a1 b1 ... (rank-major)
+ V_CMASK,         # V_CMASK + sq: castling-rights mask ANDed when a move touches sq
+ V_FILE,          # V_FILE + sq: 0-based file of sq (-1 off-board)
+ V_RANK,          # V_RANK + sq: 0-based rank
+ V_SLIDEMASK,     # V_SLIDEMASK + type: bit d set if the type attacks along LINE_OFFSETS[d] (towards the target)
+ V_RELAYABLE,     # V_RELAYABLE + type: 1 if the type gains knight moves when relayed
+ V_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 8, NTYPES, NTYPES, NTYPES, NTYPES * 16, NTYPES * 8,
+                    1, 100, NSQ, NSQ, NSQ, NTYPES, NTYPES)
 
 VF_CASTLING = 1
 VF_EP = 2

@@ -15,7 +15,7 @@ Nothing allocates per node. The generator reads tables and flags only; it never
 names a variant. Rules: FIDE laws, ``grand.md`` and ``knightrelay.md``.
 """
 import numpy as np
-from numba import njit
+from .jit import njit
 
 from .layout import (STRIDE, NSQ, PAWN, KNIGHT, KING, NTYPES, WHITE, BLACK, EMPTY, OFF,
                      F_DOUBLE, F_EP, F_CASTLE, S_SIDE, S_EP, S_CASTLE, S_HALFMOVE, S_FULLMOVE,

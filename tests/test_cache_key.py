@@ -1,0 +1,82 @@
+"""The numba cache directory is keyed by a hash of the package sources
+(engine/rules/cache.py): any source change selects a new directory, old ones are
+pruned, NUMBA_CACHE_DIR is honoured, and a child process inherits the choice."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PROBE = ("import json; from engine.rules import cache; "
+         "print(json.dumps([cache.source_hash(), cache.configure(), cache.is_warm()]))")
+
+
+def _tree(tmp_path):
+    src = tmp_path / "src"
+    for pkg in ("engine", "variants", "search"):
+        shutil.copytree(ROOT / pkg, src / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    return src
+
+
+def _probe(src, **env_extra):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(PYTHONPATH=str(src), **env_extra)
+    r = subprocess.run([sys.executable, "-c", PROBE], cwd=str(src), env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_source_change_selects_new_directory_and_prunes_old(tmp_path):
+    src = _tree(tmp_path)
+    h1, d1, warm1 = _probe(src)
+    assert d1 == str(src / "engine" / "__pycache__" / f"numba-{h1}") and not warm1
+    assert Path(d1).is_dir()
+    assert _probe(src)[:2] == [h1, d1]                      # stable while nothing changes
+    with open(src / "search" / "eval.py", "a") as f:        # a callee of the cached search
+        f.write("\n# changed\n")
+    h2, d2, _ = _probe(src)
+    assert h2 != h1 and d2 != d1 and Path(d2).is_dir()
+    assert not Path(d1).exists(), "the cache of the old sources was not pruned"
+
+
+def test_user_cache_dir_and_warm_marker(tmp_path):
+    src = _tree(tmp_path)
+    user = tmp_path / "nc"
+    h, d, warm = _probe(src, NUMBA_CACHE_DIR=str(user))
+    assert d == str(user / f"cardinal-{h}") and not warm
+    (Path(d) / "warm").write_text(h)
+    assert _probe(src, NUMBA_CACHE_DIR=str(user))[2] is True
+    # a child of a Cardinal process inherits the exact directory (no nested hash directory)
+    assert _probe(src, NUMBA_CACHE_DIR=d)[1] == d
+    assert not (src / "engine" / "__pycache__").exists()
+
+
+def test_compile_lock_excludes_a_second_process(tmp_path):
+    src = _tree(tmp_path)
+    user = tmp_path / "nc"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from engine.rules import cache\n"
+         "with cache.compile_lock():\n    print('locked', flush=True); sys.stdin.readline()"],
+        cwd=str(src), env=dict(os.environ, PYTHONPATH=str(src), NUMBA_CACHE_DIR=str(user)),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        waiter = subprocess.Popen(
+            [sys.executable, "-c", "from engine.rules import cache\n"
+             "with cache.compile_lock():\n    print('got it', flush=True)"],
+            cwd=str(src), env=dict(os.environ, PYTHONPATH=str(src), NUMBA_CACHE_DIR=str(user)),
+            stdout=subprocess.PIPE, text=True)
+        try:
+            waiter.wait(timeout=2)
+            raise AssertionError("the second process took the lock while the first held it")
+        except subprocess.TimeoutExpired:
+            pass
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        out, _ = waiter.communicate(timeout=60)
+        assert out.strip() == "got it"
+    finally:
+        holder.kill()
