@@ -226,7 +226,8 @@ class Position:
     def _push(self, move: int) -> None:
         if self.ply >= L.MAX_GAME_PLIES - 300:
             self._rebase()
-        G.make_move(self.board, self.st, self.stack, self.hist, self.vt, self.zob, move)
+        # int32, as the search and perft pass it: one compiled make_move serves all callers
+        G.make_move(self.board, self.st, self.stack, self.hist, self.vt, self.zob, np.int32(move))
         self.move_stack.append(move)
 
     def pop(self) -> int:
