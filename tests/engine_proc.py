@@ -23,6 +23,22 @@ class EngineTimeout(AssertionError):
     pass
 
 
+_warm: list = []
+
+
+def ensure_warm_cache(timeout: float = 600.0) -> None:
+    """Fill this tree's numba cache (``cardinal warmup``) once per test run, so tests that
+    time a warm start do not time a compile after a source change."""
+    if _warm:
+        return
+    e = dict(os.environ)
+    e["PYTHONPATH"] = ROOT + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
+    r = subprocess.run([sys.executable, "-m", "engine", "warmup"], cwd=ROOT, env=e, capture_output=True,
+                       text=True, timeout=timeout)
+    assert r.returncode == 0, r.stdout + r.stderr
+    _warm.append(True)
+
+
 class EngineProcess:
     """A running engine; ``lines`` keeps every stdout line in order."""
 

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from engine import __version__
-from tests.engine_proc import EngineProcess, ROOT
+from tests.engine_proc import EngineProcess, ROOT, ensure_warm_cache
 
 READY_TIMEOUT = 180.0   # first readyok may compile numba on an empty cache
 INFO_RE = re.compile(r"info depth (\d+) seldepth (\d+) multipv (\d+) score (cp -?\d+|mate -?\d+)"
@@ -75,7 +75,9 @@ def test_protocol_modules_do_not_import_numba():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+@pytest.mark.timing
 def test_handshake_and_quit_status():
+    ensure_warm_cache()         # a warm start answers uciok at once (a cold one compiles first)
     e = EngineProcess()
     t0 = time.monotonic()
     lines = e.ask("uci", "uciok", 30)

@@ -73,6 +73,7 @@ def check_thinking(lines: list[str]) -> None:
 
 
 # ---------------------------------------------------------------- start-up
+@pytest.mark.timing
 def test_features():
     e = EngineProcess()
     t0 = time.monotonic()

@@ -218,7 +218,7 @@ class XBoardHandler:
 
     # ------------------------------------------------------------ searches
     def _start(self, kind: str, pos, limits, ponder_move=None) -> None:
-        if not self.backend.wait_ready():
+        if not self.backend.wait_core():
             return
         self.search_id += 1
         sid = self.search_id
@@ -371,9 +371,11 @@ class XBoardHandler:
         self.out.send(FEATURES)
         for f in OPTION_FEATURES:
             self.out.send(f)
-        # done=1 only once the engine can search: done=0 holds the GUI's start-up timer
-        # (Cute Chess: up to its 35 s protocol start timeout), like UCI's isready/readyok.
-        self.backend.wait_ready()
+        # done=1 once the engine can search, at most 28 s after the start on a cold cache:
+        # done=0 holds the GUI's start-up timer (Cute Chess: up to 35 s); `ping` waits for the rest.
+        self.backend.hold_handshake()
+        if not self.backend.cold:
+            self.backend.wait_ready()
         self.out.send("feature done=1")
 
     def cmd_new(self, args) -> None:
@@ -485,7 +487,7 @@ class XBoardHandler:
     def cmd_ping(self, args) -> None:
         if len(args) != 1:
             raise XBError("expected ping N")
-        self.backend.wait_ready()      # pong means "ready to play": not before the warm-up is done
+        self.backend.wait_ping()      # pong means "ready to play": not before the warm-up is done
         if self.search is None:
             self.backend.apply_pending()   # hash resize/clear now, not charged to the next move
         self.out.send(f"pong {clean(args[0], 40)}")
