@@ -29,6 +29,7 @@ from engine.rules.layout import (field_offsets, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT,
                            V_FLAGS, VF_RELAY)
 from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal, make_move, unmake_move, make_null,
                             unmake_null, in_check, insufficient_material, is_attacked)
+from engine.rules.checks import gives_check
 from .eval import evaluate, EV_PST_MG
 from .tt import tt_probe, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE
 
@@ -454,19 +455,18 @@ def search(c, alpha, beta, depth, ply):
         noisy = board[to] != EMPTY or (m & (MOVE_PROMO_BITS | MOVE_EP_BIT)) != 0
         pc = board[m & SQ_MASK]
         cap = board[to]
-        make_move(board, st, stack, hist, vt, zob, m)
-        gives = in_check(board, st, vt)
+        # decided before the move is made: pruned moves cost no make/unmake
+        gives = gives_check(board, st, stack, hist, vt, zob, m)
         # Step 8. Futility pruning and late move pruning of quiet moves that do not check
         if searched > 0 and not noisy and not gives and not check and not pv_node and (
                 futile or (depth <= LMP_DEPTH and searched >= (LMP_BASE + depth * depth) // (1 if improving else 2) + 1
                            and best > -MATE_BOUND)):
-            unmake_move(board, st, stack, vt)
             continue
         # Step 8b. Losing captures (ordered after the quiets) near the leaves are pruned like quiet moves
         if searched > 0 and noisy and scores[i] < ORD_BAD // 2 and depth <= SEE_PRUNE_DEPTH and not gives \
                 and not check and not pv_node and best > -MATE_BOUND:
-            unmake_move(board, st, stack, vt)
             continue
+        make_move(board, st, stack, hist, vt, zob, m)
         # Step 9. Check extension (only within twice the root depth: endless checking lines stay bounded),
         # and only for checks that do not hang the checking piece (a sacrificial check is not forcing)
         ext = 0

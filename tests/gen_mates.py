@@ -37,7 +37,7 @@ FSF = "/usr/games/fairy-stockfish"
 
 # Hand-built positions, verified like the random ones. grand: White owns Q, C, A and two
 # R, B, N, so by the promotion limits a pawn on ranks 8-9 cannot promote; the mate is given
-# by a pawn stepping to rank 9 and attacking rank 10 (grand.md).
+# by a pawn stepping to rank 9 and attacking rank 10 (variants/rules/grand.md).
 HANDMADE = {
     "grand": [
         "8bk/9b/7KP1/10/10/10/10/10/PPPPPP4/RNBQCABNR1 w - - 0 1",

@@ -1,6 +1,7 @@
 """Plain, slow, pure-Python reference move generator for Knight Relay Chess.
 
-Written directly from ``shared/rules/knightrelay.md`` (the authority) and
+Written directly from the rules of Knight Relay Chess (Charosh 1972; Pritchard,
+The Classified Encyclopedia of Chess Variants, 2007, p. 169; README.md) and
 deliberately independent of the engine: it imports nothing from ``engine/``,
 ``variants/`` or ``search/``.  It is the oracle the numba generator is tested
 against, so clarity beats speed everywhere.
@@ -9,7 +10,7 @@ Board: a list of 64 one-character strings, index ``rank * 8 + file`` with
 rank 0 = rank 1 and file 0 = file a; ``'.'`` is an empty square, upper case is
 White, lower case is Black (FEN letters).
 
-Rule summary (see knightrelay.md for the full text):
+Rule summary:
 
 * Relay: a piece other than a king or knight that stands a knight's move from a
   friendly knight may also move/capture like a knight (judged on the position
@@ -78,7 +79,7 @@ def _pawn_first_last_ranks(color: str) -> tuple[int, int]:
 
 
 def _is_relayed(board: list[str], sq: int) -> bool:
-    """knightrelay.md 'Relay': a non-king, non-knight piece a knight's move from
+    """variants/rules/knightrelay.md 'Relay': a non-king, non-knight piece a knight's move from
     a friendly knight gains knight power."""
     piece = board[sq]
     if piece == EMPTY or piece.upper() in ("K", "N"):
@@ -89,7 +90,7 @@ def _is_relayed(board: list[str], sq: int) -> bool:
 
 def _can_land_on(board: list[str], target: int, mover_color: str) -> bool:
     """A move may end on an empty square or on an enemy piece that is not a
-    knight (knightrelay.md 'Knights': knights cannot be captured)."""
+    knight (variants/rules/knightrelay.md 'Knights': knights cannot be captured)."""
     occ = board[target]
     if occ == EMPTY:
         return True
@@ -175,7 +176,7 @@ def _attacked(board: list[str], sq: int, by: str) -> bool:
     Knights attack nothing.  Kings, queens, rooks, bishops and pawns attack as
     in orthodox chess; relayed non-king/non-knight pieces additionally attack
     by knight power, except that a pawn's knight power never attacks its own
-    first or last rank (knightrelay.md 'Relay').
+    first or last rank (variants/rules/knightrelay.md 'Relay').
     """
     f, r = sq % 8, sq // 8
     up = str.upper if by == "w" else str.lower
@@ -420,7 +421,7 @@ def _perft(pos: _Pos, depth: int) -> int:
 def legal_moves(fen: str) -> list[str]:
     """Legal moves of the side to move, in coordinate notation, sorted.
 
-    Implements shared/rules/knightrelay.md: orthodox moves plus relayed knight
+    Implements the Knight Relay rules: orthodox moves plus relayed knight
     moves ('Relay'), knights neither capture nor can be captured ('Knights'),
     no en passant, orthodox castling written as the king move (``e1g1``),
     promotion by ordinary pawn moves only (``e7e8q``; suffixes q, r, b, n).
@@ -429,7 +430,7 @@ def legal_moves(fen: str) -> list[str]:
 
 
 def in_check(fen: str) -> bool:
-    """True if the side to move's king is attacked (knightrelay.md: relayed
+    """True if the side to move's king is attacked (variants/rules/knightrelay.md: relayed
     knight attacks count; knights attack nothing; a pawn's knight power does not
     attack its own first/last rank)."""
     pos = _parse_fen(fen)
@@ -439,7 +440,7 @@ def in_check(fen: str) -> bool:
 def make(fen: str, move: str) -> str:
     """FEN after playing the legal ``move`` (raises ValueError if illegal).
 
-    Per knightrelay.md: en-passant field always ``-``; halfmove clock reset on
+    Per variants/rules/knightrelay.md: en-passant field always ``-``; halfmove clock reset on
     pawn moves (relayed pawn jumps included) and captures; fullmove number
     incremented after Black's move; castling rights updated as in orthodox
     chess (king or rook leaving its home square, or a capture on a rook's home
@@ -452,7 +453,7 @@ def make(fen: str, move: str) -> str:
 
 
 def _insufficient(board: list[str]) -> bool:
-    """knightrelay.md 'Other changes': both sides only kings and knights; or
+    """variants/rules/knightrelay.md 'Other changes': both sides only kings and knights; or
     K vs K; or K+B vs K with no knight on the board."""
     pieces = [p for p in board if p != EMPTY]
     non_king = [p for p in pieces if p.upper() != "K"]
@@ -464,7 +465,7 @@ def _insufficient(board: list[str]) -> bool:
 
 
 def status(fen: str) -> str:
-    """Game state per knightrelay.md: 'checkmate', 'stalemate', 'fifty'
+    """Game state per variants/rules/knightrelay.md: 'checkmate', 'stalemate', 'fifty'
     (halfmove clock >= 100 and not checkmate), 'insufficient' (both sides only
     kings and knights; K vs K; K+B vs K with no knight on the board) or
     'ongoing'.  Precedence: checkmate > stalemate > fifty > insufficient.
@@ -484,7 +485,7 @@ def status(fen: str) -> str:
 
 def perft(fen: str, depth: int) -> int:
     """Number of leaf nodes of the legal-move tree of ``depth`` plies
-    (plain recursion over the knightrelay.md move rules)."""
+    (plain recursion over the variants/rules/knightrelay.md move rules)."""
     return _perft(_parse_fen(fen), depth)
 
 

@@ -25,12 +25,12 @@ Conventions and documented differences:
   the FEN must be identical.
 * Insufficient material, chess: python-chess ``Board.is_insufficient_material()``
   is the definition (the rule we implement).
-* Insufficient material, grand: ``shared/rules/grand.md`` lists only K v K and
+* Insufficient material, grand: the Grand Chess rules list only K v K and
   K + one bishop or knight v K (no pawns, no other pieces). Fairy-Stockfish
   (``has_insufficient_material('grand', ...)`` -> (white, black)) agrees on those,
   but also calls positions dead where every non-king piece is a bishop and all
   bishops stand on one square colour (e.g. K+B v K+B, same colour). No mate is
-  possible there at all, and grand.md says "where in doubt, match
+  possible there at all, and variants/rules/grand.md says "where in doubt, match
   Fairy-Stockfish", so the engine implements that case too and the test
   requires exact agreement with pyffish. Positions
   with a pawn on the board are never insufficient in any of these definitions;
@@ -82,7 +82,7 @@ def _sq(name: str):
 
 
 def _grand_md_insufficient(fen: str) -> bool:
-    """grand.md: K v K, or K + a single bishop or knight v a lone K."""
+    """variants/rules/grand.md: K v K, or K + a single bishop or knight v a lone K."""
     others = [c for c in _board_cells(fen).values() if c.upper() != "K"]
     return len(others) == 0 or (len(others) == 1 and others[0].upper() in "BN")
 
@@ -189,7 +189,7 @@ def test_status_vs_pyffish(games):
                 res = sf.game_result(variant, fen, [])
                 expect = "checkmate" if res == -VALUE_MATE else "stalemate" if res == 0 else f"result {res}"
             elif any(c in "Pp" for c in fen.split()[0]):
-                # a pawn on the board: never insufficient (grand.md, python-chess, Fairy-Stockfish);
+                # a pawn on the board: never insufficient (variants/rules/grand.md, python-chess, Fairy-Stockfish);
                 # pyffish's material verdict is skipped here to save time
                 if ours == "insufficient":
                     bad.append(f"{fen}: ours insufficient with pawns on the board")
@@ -261,7 +261,7 @@ def test_chess_vs_python_chess():
 def test_grand_insufficient_material_rule_examples():
     """Grand insufficient material on hand-made positions, with pyffish's verdict alongside."""
     from engine.rules.position import Position
-    cases = [  # (fen, grand.md insufficient, pyffish both sides insufficient)
+    cases = [  # (fen, variants/rules/grand.md insufficient, pyffish both sides insufficient)
         ("10/10/10/10/10/10/10/4k5/10/4K5 w - - 0 1", True, True),        # K v K
         ("10/10/10/10/10/10/10/4k5/10/4KN4 w - - 0 1", True, True),       # K+N v K
         ("10/10/10/10/10/10/10/4k5/10/4KB4 b - - 0 1", True, True),       # K+B v K
@@ -271,7 +271,7 @@ def test_grand_insufficient_material_rule_examples():
         ("10/10/10/10/10/10/10/4k5/10/4KA4 w - - 0 1", False, False),     # K+cardinal v K
         ("10/10/10/10/10/10/10/4k5/4P5/4K5 w - - 0 1", False, False),     # K+P v K
         ("10/10/10/10/10/10/10/4kb4/10/4K1B3 w - - 0 1", False, False),   # K+B v K+B, opposite colours
-        # bishops on one colour only: no mate possible; grand.md defers to Fairy-Stockfish, which calls it dead
+        # bishops on one colour only: no mate possible; variants/rules/grand.md defers to Fairy-Stockfish, which calls it dead
         ("10/10/10/10/10/10/10/4kb4/10/4KB4 w - - 0 1", True, True),
     ]
     for fen, rule, ffish in cases:

@@ -1,7 +1,7 @@
 """FEN parsing and output (engine/rules/fen.py, Position.from_fen/fen) and the grand
 rules that show in a FEN: round-trips on random playouts, tolerated input
 forms, bad input (ValueError naming the field), warnings, and grand
-promotion/check/double-step rules (shared/rules/grand.md)."""
+promotion/check/double-step rules of Grand Chess (README.md)."""
 from __future__ import annotations
 
 import pytest
@@ -209,7 +209,7 @@ def test_side_not_to_move_in_check_accepted_with_warning():
     assert Position.from_fen("4k3/8/3N4/8/8/8/8/4K3 w - - 0 1", "chess").warnings
 
 
-# --------------------------------------------------------------------------- grand rules (grand.md)
+# --------------------------------------------------------------------------- grand rules (variants/rules/grand.md)
 
 FULL_WHITE = "RNBQKACBNR"  # all of White's pieces: 2R 2N 2B Q C A K (marshal on g1: covers the g-file)
 

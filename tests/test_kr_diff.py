@@ -1,7 +1,7 @@
 """Knight Relay: the numba generator (engine.Position) against the plain
-pure-Python reference (tests/kr_reference.py, written from knightrelay.md
-and sharing no code with the engine), plus one test per rule of
-shared/rules/knightrelay.md against the numba Position.
+pure-Python reference (tests/kr_reference.py, written from the rules and
+sharing no code with the engine), plus one test per rule of Knight Relay
+Chess against the numba Position.
 
 Differential sample: 30 seeded games from the start position (up to 150
 plies, capture-biased) and 100 games from random endgames (up to 60 plies,
@@ -112,7 +112,7 @@ def test_fen_after_make_vs_reference():
     assert not bad, f"{len(bad)} mismatches, e.g.\n" + "\n".join(bad[:8])
 
 
-# --------------------------------------------------------------------------- worked example (knightrelay.md)
+# --------------------------------------------------------------------------- worked example (variants/rules/knightrelay.md)
 
 def test_example_relayed_pawn_jumps():
     """Nd4 relays Pe6: besides its pawn moves it goes or captures like a knight to

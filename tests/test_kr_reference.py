@@ -2,7 +2,7 @@
 
 The reference is checked against the shared perft data (tests/data/knightrelay.epd and
 tests/data/knightrelay_divide.txt) and against hand-worked positions taken from the
-rules file shared/rules/knightrelay.md (section "Worked example" and the rule lists).
+rules file variants/rules/knightrelay.md (section "Worked example" and the rule lists).
 Nothing here imports the engine.
 """
 
@@ -112,7 +112,7 @@ def test_divide_depth2(fen):
 
 
 # ---------------------------------------------------------------------------
-# Worked example (knightrelay.md), statement by statement
+# Worked example (variants/rules/knightrelay.md), statement by statement
 # ---------------------------------------------------------------------------
 
 def _from(fen, sq):
@@ -198,7 +198,7 @@ def test_worked_example_qd6_mate():
 
 
 # ---------------------------------------------------------------------------
-# further rule checks (knightrelay.md rule lists)
+# further rule checks (variants/rules/knightrelay.md rule lists)
 # ---------------------------------------------------------------------------
 
 def test_relayed_rook_gains_knight_moves():

@@ -8,7 +8,7 @@ against ``Position.divide(2)`` move by move.
 
 Sources of the counts: see the header comments of the data files (Chess
 Programming Wiki "Perft Results"; Fairy-Stockfish / Cute Chess for grand; two
-independent implementations of knightrelay.md for knightrelay).
+independent implementations of variants/rules/knightrelay.md for knightrelay).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Grand Chess (Christian Freeling, 1984).
 
-Source: ../shared/rules/grand.md (copied for users into README.md); matches
+Source: Christian Freeling's rules (1984), as summarised in README.md; matches
 Fairy-Stockfish variant ``grand``. Derived from chess: 10x10, marshal ``C``
 (rook + knight) and cardinal ``A`` (bishop + knight), no castling, pawns
 double-step from rank 3, optional promotion on ranks 8-9 and mandatory on 10,
@@ -21,7 +21,7 @@ GRAND = CHESS.derive(
     promotion_types="QCARBN",
     promotion_limits={"Q": 1, "C": 1, "A": 1, "R": 2, "B": 2, "N": 2},
     insufficient="grand",
-    source="../shared/rules/grand.md (Freeling 1984; Fairy-Stockfish 'grand')",
+    source="Christian Freeling, Grand Chess (1984); Fairy-Stockfish 'grand'",
     openings=(
         'e3e5 e8e6',
         'f3f5 f8f6',

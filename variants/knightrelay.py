@@ -1,7 +1,7 @@
 """Knight Relay Chess (Mannis Charosh, 1972).
 
-Source: ../shared/rules/knightrelay.md (Pritchard, Classified Encyclopedia of
-Chess Variants, 2007, p. 169). Derived from chess: pieces a knight's move from
+Source: Mannis Charosh (1972); D. B. Pritchard, The Classified Encyclopedia
+of Chess Variants (2007), p. 169; summarised in README.md. Derived from chess: pieces a knight's move from
 a friendly knight also move like a knight (``relay``; relayed pawns never jump
 to their first or last rank); knights neither capture nor can be captured nor
 attack (``knights_passive``); no en passant.
@@ -17,7 +17,7 @@ KNIGHTRELAY = CHESS.derive(
     # XBoard does not know the variant: engine-defined pieces (Betza): knights move but never
     # capture, pawns without e.p., king with castling.
     xboard_pieces=("piece N& mN", "piece P& fmWfcFifmW2", "piece K& KisO2"),
-    source="../shared/rules/knightrelay.md (Charosh 1972; Pritchard 2007 p. 169)",
+    source="Mannis Charosh (1972); Pritchard, Classified Encyclopedia of Chess Variants (2007) p. 169",
     # Evaluation (search/eval.py): a knight neither captures nor can be captured, so it is
     # worth less as a fighter but is a permanent outpost and relays its power to friends.
     eval_weights={

@@ -3,7 +3,7 @@
 Orthodox SAN (PGN standard, section 8.2.3) with the variants' additions:
 grand promotions name the piece (``d9=A``; ``d9`` is the pawn staying a pawn);
 a relayed pawn jump (knightrelay) is written with its from-square, ``e2g3`` or
-``e2xg3``, never plain ``g3`` (knightrelay.md, SAN).
+``e2xg3``, never plain ``g3`` (variants/rules/knightrelay.md, SAN).
 """
 from __future__ import annotations
 

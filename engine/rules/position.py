@@ -296,7 +296,7 @@ class Position:
         """Play a move received from a GUI; returns ``(move, warning)``.
 
         Like :meth:`push_uci`, except in variants with relay: Cute Chess 1.5 does
-        not count relayed knight attacks in its check tests (knightrelay.md,
+        not count relayed knight attacks in its check tests (variants/rules/knightrelay.md,
         "Reference implementation"), so its games contain moves that leave or put
         the mover's king under a relayed attack, or castle through one. Such a
         move is played, with a warning as second element; the side not to move is
