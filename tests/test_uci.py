@@ -1,7 +1,7 @@
 """UCI transcripts against the real ``cardinal`` process (``python -m engine``) over pipes.
 
-Transcripts follow ../shared/PROTOCOLS.md section 1 (what Cute Chess and
-Fairy-Stockfish send). Every wait has a timeout (tests/engine_proc.py), so a
+Transcripts follow the UCI specification and what Cute Chess and
+Fairy-Stockfish send. Every wait has a timeout (tests/engine_proc.py), so a
 hung engine fails instead of hanging the run. Searches are short (small
 movetime/depth/clock) to keep the module fast.
 """
@@ -172,7 +172,7 @@ def test_knightrelay_position_fen(eng):
 
 def test_knightrelay_cutechess_move_into_relayed_check_is_accepted(eng):
     """Cute Chess 1.5 ignores relayed checks, so its move lists can hold a king move into a
-    relayed attack (knightrelay.md, "Reference implementation"): the move is accepted with a
+    relayed attack (variants/rules/knightrelay.md, "Reference implementation"): the move is accepted with a
     warning and the answer captures the king, rather than rejecting the whole position."""
     e = eng
     e.send("setoption name UCI_Variant value knightrelay", "ucinewgame",

@@ -1,7 +1,7 @@
 """XBoard / CECP v2 transcripts against the real ``cardinal`` process over pipes.
 
-Transcripts follow ../shared/PROTOCOLS.md section 2 (Cute Chess, XBoard and
-Sjaak II on the wire). On 10-rank boards CECP counts ranks from 0: UCI ``e3e5``
+Transcripts follow the CECP v2 specification and what Cute Chess, XBoard and
+Sjaak II send on the wire. On 10-rank boards CECP counts ranks from 0: UCI ``e3e5``
 is CECP ``e2e4``; :func:`legal_cecp` converts with the engine's own Position.
 """
 from __future__ import annotations
@@ -94,7 +94,7 @@ def test_features():
 
 # ---------------------------------------------------------------- Cute Chess game sequences
 def test_cutechess_grand_black_to_move_dummy_b2b3(eng):
-    """PROTOCOLS.md 2.6: new / variant grand / force / b2b3 / setboard ... b / level / post / easy / ping."""
+    """What Cute Chess sends: new / variant grand / force / b2b3 / setboard ... b / level / post / easy / ping."""
     e = eng
     e.send("new", "variant grand", "force", "b2b3", f"setboard {GRAND_END_B}", "level 0 0:03 0.05",
            "post", "easy", "ping 8")
@@ -115,7 +115,7 @@ def test_cutechess_grand_black_to_move_dummy_b2b3(eng):
 
 
 def test_sjaak_style_force_moves_then_go(eng):
-    """PROTOCOLS.md 2.6 (Sjaak transcript, with usermove): 0-based grand moves e2e4 = UCI e3e5."""
+    """What Sjaak II sends (with usermove): 0-based grand moves e2e4 = UCI e3e5."""
     e = eng
     e.send("new", "variant grand", "force", "usermove e2e4", "usermove e7e5", "sd 4", "post",
            "time 6000", "otim 6000", "go")
