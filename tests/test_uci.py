@@ -116,6 +116,7 @@ def test_isready_before_uci_selects_uci():
 # ---------------------------------------------------------------- Cute Chess game sequences
 @pytest.mark.parametrize("variant,uci_name", [("grand", "grand"), ("knightrelay", "knightrelay"),
                                               ("chess", "standard")])
+@pytest.mark.timing
 def test_cutechess_game_sequence(eng, variant, uci_name):
     e = eng
     e.send(f"setoption name UCI_Variant value {uci_name}", "ucinewgame", "setoption name Ponder value false",
@@ -299,6 +300,7 @@ def test_go_forms(eng, go):
         assert any(" score mate 1 " in ln for ln in lines)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("moves,clock", [("", "wtime 1000 btime 100000"), ("e2e4", "wtime 100000 btime 1000")])
 def test_clock_of_the_side_to_move_is_used(eng, moves, clock):
     e = eng
@@ -308,24 +310,26 @@ def test_clock_of_the_side_to_move_is_used(eng, moves, clock):
     t0 = time.monotonic()
     e.send(f"go {clock}")
     e.expect(r"bestmove .*", 10)
-    assert time.monotonic() - t0 < 2.0     # the other side's 100 s would allow ~3.3 s
+    assert time.monotonic() - t0 < 2.5     # 1 s left: at most ~0.3 s; the other side's 100 s would allow ~3.3 s
 
 
+@pytest.mark.timing
 def test_infinite_stop_and_isready_during_search(eng):
     e = eng
     e.send("setoption name UCI_Variant value grand", "position startpos", "go infinite")
     time.sleep(0.3)
     t0 = time.monotonic()
     lines = e.ask("isready", "readyok", 5)
-    assert time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 < 2.5
     assert not any(ln.startswith("bestmove") for ln in lines)
     t0 = time.monotonic()
     lines = e.ask("stop", r"bestmove .*", 5)
-    assert time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 < 2.5
     assert bestmove(lines)[0] in legal("grand", None, [])
     sync(e)
 
 
+@pytest.mark.timing
 def test_ponder_hit_and_miss(eng):
     e = eng
     e.send("setoption name UCI_Variant value chess", "setoption name Ponder value true", "ucinewgame",
@@ -334,7 +338,7 @@ def test_ponder_hit_and_miss(eng):
     assert not any(ln.startswith("bestmove") for ln in e.drain(0.1))   # pondering does not end by itself
     t0 = time.monotonic()
     lines = e.ask("ponderhit", r"bestmove .*", 5)
-    assert time.monotonic() - t0 < 1.5
+    assert time.monotonic() - t0 < 3.0            # at most a third of the 1 s clock after ponderhit
     assert bestmove(lines)[0] in legal("chess", None, ["e2e4", "e7e5"])
     e.send("position startpos moves e2e4 e7e5 g1f3", "go ponder wtime 1000 btime 1000")
     time.sleep(0.2)
