@@ -103,11 +103,12 @@ class Backend:
         # A fake searcher (tests, CARDINAL_SEARCHER) compiles nothing: it must not mark the cache warm.
         self._real_search = searcher_factory is None and not os.environ.get("CARDINAL_SEARCHER")
         self._cold: bool | None = None
+        _ = self.cold   # decided now, in one thread, before the warm-up thread exists
         self._stop_wait = threading.Event()   # stop() while a search waits for the compile
 
     @property
     def cold(self) -> bool:
-        """True if the numba cache is not (yet) known to be warm: the warm-up will compile."""
+        """True if the numba cache was not known to be warm at the start: the warm-up compiles."""
         if self._cold is None:
             try:
                 self._cold = not _cache.is_warm()
