@@ -42,7 +42,7 @@ import os
 import threading
 import time
 
-from .loop import log, log_exception
+from .common import log, log_exception
 
 import variants as _variants   # plain data: cheap to import before the protocol's first answer
 from engine.rules import cache as _cache   # plain Python, no numba: chooses the numba cache directory

@@ -36,7 +36,7 @@ import variants as _variants
 from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, HASH_DEFAULT, OVERHEAD_MIN,
                       OVERHEAD_MAX, OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT,
                       board_lines, static_eval, sane_move)
-from .loop import clean, log, log_exception
+from .common import clean, log, log_exception
 from search.limits import MAX_DEPTH
 
 AUTHOR = "the Cardinal developers"

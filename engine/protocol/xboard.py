@@ -39,7 +39,7 @@ from engine import __version__
 import variants as _variants
 from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, OVERHEAD_MIN, OVERHEAD_MAX,
                       OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT, sane_move, king_capture)
-from .loop import clean, log, log_exception
+from .common import clean, log, log_exception
 
 MATE_BASE = 100000
 DEFAULT_MOVETIME = 5000   # ms per move when the GUI gave neither level, st, time nor sd
