@@ -500,3 +500,82 @@ def test_run_in_process_with_injected_searcher():
     lim = made[0].started[0]
     assert (lim.wtime, lim.btime, lim.movestogo, lim.infinite, lim.ponder) == (1000, 2000, 5, False, False)
 
+
+
+def test_move_before_the_search_is_compiled(monkeypatch):
+    """A cold start on a machine too busy to finish the compile within the ping window:
+    readyok comes once the rules core is loaded, and a move needed before the search is
+    compiled is a quick one-ply choice (here the mate in one), announced on an error
+    line; once the search is ready it is used."""
+    import io
+    import threading as th
+    from engine.protocol import session
+    from engine.protocol.loop import run
+    monkeypatch.setattr(session, "HANDSHAKE_WAIT", 0.0)
+    monkeypatch.setattr(session, "PING_WAIT", 0.2)
+    release = th.Event()
+
+    class SlowToCompile(FakeSearcher):
+        def warm_up(self):
+            release.wait(30)
+
+    made = []
+
+    def factory(hash_mb):
+        made.append(SlowToCompile(hash_mb))
+        return made[-1]
+
+    inp = io.BytesIO(b"uci\nisready\nsetoption name UCI_Variant value chess\n"
+                     b"position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo wtime 1000 btime 1000\nquit\n")
+    out = io.StringIO()
+    assert run(stdin=inp, stdout=out, searcher_factory=factory) == 0
+    lines = out.getvalue().splitlines()
+    assert "uciok" in lines and "readyok" in lines
+    assert "info string error: search still compiling (first start): playing a quick move" in lines
+    assert lines[-1] == "bestmove a1a8"
+    assert made and not made[0].started          # the search was not used
+    release.set()
+
+
+def test_search_waits_for_the_compile_when_the_clock_allows(monkeypatch):
+    import io
+    import threading as th
+    from engine.protocol import session
+    from engine.protocol.loop import run
+    monkeypatch.setattr(session, "HANDSHAKE_WAIT", 0.0)
+    monkeypatch.setattr(session, "PING_WAIT", 0.1)
+    release = th.Event()
+
+    class SlowToCompile(FakeSearcher):
+        def warm_up(self):
+            release.wait(30)
+
+    made = []
+
+    def factory(hash_mb):
+        made.append(SlowToCompile(hash_mb))
+        th.Timer(0.5, release.set).start()      # the compile ends half a second later
+        return made[-1]
+
+    import os
+    import time as _time
+    r, w = os.pipe()
+    out = io.StringIO()
+    status = []
+    with open(r, "rb") as inp:
+        loop = th.Thread(target=lambda: status.append(run(stdin=inp, stdout=out, searcher_factory=factory)))
+        loop.start()
+        os.write(w, b"uci\nisready\nposition startpos\ngo wtime 600000 btime 600000\n")
+        deadline = _time.monotonic() + 30
+        while "bestmove" not in out.getvalue() and _time.monotonic() < deadline:   # no quit before the move
+            _time.sleep(0.02)
+        os.write(w, b"quit\n")
+        os.close(w)
+        loop.join(30)
+    assert status == [0]
+    lines = out.getvalue().splitlines()
+    assert not any("quick move" in ln for ln in lines), lines
+    assert len(made[0].started) == 1
+    lim = made[0].started[0]
+    assert lim.wtime < 600000 and lim.btime == 600000    # the wait is taken off the engine's clock
+    assert lines[-1].startswith("bestmove ")

@@ -287,7 +287,7 @@ class Backend:
             s = self.searcher
             if s is not None and not self._stop_wait.is_set():
                 self._apply_options_safely(s)
-                s.start(pos, _minus_elapsed(limits, (time.monotonic() - t0) * 1000.0), on_info, on_done)
+                s.start(pos, _minus_elapsed(limits, (time.monotonic() - t0) * 1000.0, pos.turn), on_info, on_done)
                 if self._stop_wait.is_set():   # a stop that came while the search was being started
                     s.stop()
                 return
@@ -351,10 +351,11 @@ def static_eval(pos) -> int:
         return total if pos.turn == 0 else -total
 
 
-def _minus_elapsed(limits, ms: float):
-    """``limits`` with ``ms`` taken off the clocks and the move time (time spent waiting)."""
+def _minus_elapsed(limits, ms: float, side: int):
+    """``limits`` with ``ms`` (time spent waiting) taken off the clock of ``side`` (0 white,
+    1 black) and off the move time."""
     kw = {}
-    for k in ("wtime", "btime", "movetime"):
+    for k in ("wtime" if side == 0 else "btime", "movetime"):
         v = getattr(limits, k)
         if v is not None:
             kw[k] = max(0, int(v - ms))
