@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import time
 
 from bench import engines
@@ -31,10 +32,8 @@ def ensure_warm_cache(timeout: float = 600.0) -> None:
     time a warm start do not time a compile after a source change."""
     if _warm:
         return
-    e = dict(os.environ)
-    e["PYTHONPATH"] = ROOT + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
-    r = subprocess.run([sys.executable, "-m", "engine", "warmup"], cwd=ROOT, env=e, capture_output=True,
-                       text=True, timeout=timeout)
+    cmd, cwd = engines.cardinal_command()
+    r = subprocess.run(cmd + ["warmup"], cwd=cwd, capture_output=True, text=True, timeout=timeout)
     assert r.returncode == 0, r.stdout + r.stderr
     _warm.append(True)
 
