@@ -37,6 +37,7 @@ a weak first move rather than a forfeit on a ping or clock timeout.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import threading
@@ -128,30 +129,29 @@ class Backend:
 
     def _warm(self) -> None:
         t0 = time.monotonic()
-        if not self.cold:
-            self._warm_steps()
-        else:
-            # one cold engine compiles at a time; the next one then loads what it wrote
-            try:
-                lock = _cache.compile_lock()
-                lock.__enter__()
-            except Exception:
-                log_exception("numba compile lock")
-                lock = None
-            try:
-                self._warm_steps()
+        try:
+            if not self.cold:
+                self._warm_core()
+                self._warm_search()
+            else:
+                # One cold engine compiles at a time; the next one loads what it wrote. Two
+                # locks, one per stage, so a second engine gets the rules core (and can answer
+                # isready, take positions and play a quick move) while the first one is still
+                # compiling the search.
+                with _file_lock("core.lock"):
+                    self._warm_core()
+                with _cache.compile_lock():
+                    self._warm_search()
                 if self._real_search and self.core_error is None and self.search_error is None:
                     _cache.mark_warm()
-            except Exception:
-                log_exception("warm-up")
-            finally:
-                if lock is not None:
-                    lock.__exit__(None, None, None)
-        self.warmup_seconds = time.monotonic() - t0
-        self.core_ready.set()
-        self.ready.set()
+        except Exception:
+            log_exception("warm-up")
+        finally:
+            self.warmup_seconds = time.monotonic() - t0
+            self.core_ready.set()
+            self.ready.set()
 
-    def _warm_steps(self) -> None:
+    def _warm_core(self) -> None:
         try:
             from engine.rules.position import Position   # lazy, for start-up speed: numba
             for v in VARIANTS:
@@ -168,6 +168,8 @@ class Backend:
             log_exception("warm-up (rules core)")
         finally:
             self.core_ready.set()
+
+    def _warm_search(self) -> None:
         try:
             if self.core_error is None:
                 s = self.factory(hash_mb=self.hash_mb)
@@ -349,6 +351,28 @@ def static_eval(pos) -> int:
             v = pos.variant.piece(c).value[0]
             total += v if c.isupper() else -v
         return total if pos.turn == 0 else -total
+
+
+@contextlib.contextmanager
+def _file_lock(name: str):
+    """An exclusive lock on ``<numba cache dir>/<name>`` held for the block (waits while
+    another process holds it); a no-op where the directory or file locks are unavailable."""
+    fh = None
+    try:
+        import fcntl   # lazy: POSIX only, and only on a cold start
+        d = _cache.cache_dir()
+        if d:
+            fh = open(os.path.join(d, name), "a")
+            fcntl.flock(fh, fcntl.LOCK_EX)
+    except (ImportError, OSError):
+        if fh is not None:
+            fh.close()
+        fh = None
+    try:
+        yield
+    finally:
+        if fh is not None:
+            fh.close()   # closing releases the lock
 
 
 def _minus_elapsed(limits, ms: float, side: int):
