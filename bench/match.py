@@ -91,6 +91,7 @@ class MatchConfig:
     journal_path: str | None = None       # results journal (JSON lines), appended
     resume_path: str | None = None        # continue the match of this journal
     scheduler: str | None = None          # 'tcp://HOST:PORT' or 'local:N' (Dask); None: local pool
+    connect_timeout: float = 30.0         # s to reach the scheduler
     argv: list | None = None              # the command line, for the journal header
 
 
@@ -357,7 +358,8 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
     try:
         if cfg.scheduler:
             from bench.cluster import DaskPairs
-            ex = DaskPairs(cfg.scheduler, settings, remaining, concurrency=max(1, cfg.concurrency))
+            ex = DaskPairs(cfg.scheduler, settings, remaining, concurrency=max(1, cfg.concurrency),
+                           connect_timeout=cfg.connect_timeout)
             names = settings.names
             ex.start()
         else:
@@ -550,6 +552,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--scheduler", default=None, metavar="ADDR",
                     help="play on a Dask cluster: tcp://HOST:PORT (dask scheduler) or local:N "
                          '(N local worker processes); needs pip install "cardinal-engine[cluster]"')
+    ap.add_argument("--connect-timeout", type=float, default=30.0, metavar="S",
+                    help="seconds to wait for the --scheduler (default 30)")
     ap.add_argument("--openings", default=None, metavar="FILE",
                     help="EPD/FEN file of start positions (default: built-in balanced openings); "
                          "each is played with both colours")
@@ -631,7 +635,8 @@ def config_from_args(argv: list[str]) -> MatchConfig:
                        handshake_timeout=a.handshake_timeout, ready_timeout=a.ready_timeout,
                        event=a.event, progress=not a.no_progress, debug=a.debug, seed=a.seed,
                        adjudication=adj if adj.active else None, journal_path=journal_path,
-                       resume_path=a.resume, scheduler=a.scheduler, argv=list(argv))
+                       resume_path=a.resume, scheduler=a.scheduler, argv=list(argv),
+                       connect_timeout=a.connect_timeout)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,10 +9,11 @@ UCI modes (answer the handshake normally unless said otherwise):
             grandchild ``sleep 300`` and write its pid there (process-group test)
   noready   ``uciok`` but never ``readyok``
   novariant ``uciok`` without a UCI_Variant option
-  legal[:CP] plays legal chess (python-chess): a mate in one if there is one, else a
+  legal[:CP[:MS]] plays legal chess (python-chess): a mate in one if there is one, else a
             capture, else a move chosen from the position's CRC (the same game again for the
             same position); reports ``info depth 1 score cp CP`` (default: the material
-            balance from its own side, in centipawns) and ``info string go ARGS``
+            balance from its own side, in centipawns) and ``info string go ARGS``; with MS,
+            it thinks MS milliseconds per move
 Every UCI mode declares a string option ``Style`` and refuses every value but ``calm``
 with an ``info string error:`` line.
 XBoard modes (``protover 2`` -> features with usermove=1 ping=1):
@@ -45,8 +46,10 @@ if mode.startswith("legal"):
 
     import chess
     board = chess.Board()
-    if ":" in mode:
-        fixed_score = int(mode.split(":", 1)[1])
+    parts = mode.split(":")
+    if len(parts) > 1 and parts[1]:
+        fixed_score = int(parts[1])
+    delay = int(parts[2]) / 1000 if len(parts) > 2 else 0.0
     VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900}
 
 
@@ -104,6 +107,8 @@ for line in sys.stdin:
             board.push_uci(u)
     elif board is not None and cmd == "go":
         out("info string go " + " ".join(tok[1:]))
+        if delay:
+            time.sleep(delay)
         m = legal_move()
         board.push(m)
         sc = fixed_score if fixed_score is not None else -material()
