@@ -9,9 +9,10 @@ from pair to pair, so a worker with ``--nthreads C`` plays ``C`` games at once.
 * ``tcp://HOST:PORT``: an existing scheduler (``dask scheduler`` and ``dask worker``);
   ``local:N``: an in-process ``LocalCluster`` of N worker processes, each with
   ``--concurrency`` threads.
-* At most as many pairs are submitted as the cluster has threads (re-read as workers
-  come and go), so a stop (SPRT decision) has little to cancel and the pairs run in
-  id order.
+* At most ``PREFETCH`` (2) pairs per worker thread are submitted at a time (the
+  thread count is re-read as workers come and go): one running, one queued so the
+  worker never waits for the client; a stop (SPRT decision) has little to cancel and
+  the pairs run roughly in id order.
 * Each task logs a start event (topic ``cardinal-match``) to the scheduler; the client
   subscribes to it. A worker that dies mid-pair makes the scheduler run the task again
   elsewhere (Dask's own resubmission, ``distributed.scheduler.allowed-failures``); the
@@ -31,12 +32,21 @@ import queue
 import threading
 import time
 
+import dask
 import distributed
 
 from bench.engines import kill_all
 from bench.pairs import EngineSlot, GameSettings, PairTask, play_pair
 
 TOPIC = "cardinal-match"
+# Dask's housekeeping on an idle 2-worker LocalCluster costs ~8 % of a core by default
+# (statistical profiler every 10 ms, memory monitor every 100 ms, event-loop ticks every
+# 20 ms); with these ~1.5 %. The engines need that CPU.
+LOCAL_WORKER_CONFIG = {"distributed.worker.profile.enabled": False,
+                       "distributed.admin.system-monitor.interval": "2s",
+                       "distributed.worker.memory.monitor-interval": "2s",
+                       "distributed.admin.tick.interval": "500ms"}
+PREFETCH = 2          # pairs in flight per worker thread: the next one is queued when one ends
 
 # ---------------------------------------------------------------------------- worker side
 _LOCK = threading.Lock()
@@ -143,6 +153,7 @@ class DaskPairs:
         self.stopping = False
         self.client = self.cluster = None
         self.connect_timeout = connect_timeout
+        self._slots, self._slots_at = 1, -1e9
 
     # -- life cycle
     def start(self) -> None:
@@ -150,9 +161,10 @@ class DaskPairs:
                      "distributed.core", "distributed.comm", "distributed.client"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
         if self.kind == "local":
-            self.cluster = distributed.LocalCluster(n_workers=self.target, threads_per_worker=self.concurrency,
-                                                    processes=True, dashboard_address=None,
-                                                    silence_logs=logging.CRITICAL)
+            with dask.config.set(LOCAL_WORKER_CONFIG):
+                self.cluster = distributed.LocalCluster(n_workers=self.target, threads_per_worker=self.concurrency,
+                                                        processes=True, dashboard_address=None,
+                                                        silence_logs=logging.CRITICAL)
             self.client = distributed.Client(self.cluster, timeout=self.connect_timeout)
         else:
             try:
@@ -167,15 +179,20 @@ class DaskPairs:
             self.events.put(msg)
 
     def slots(self) -> int:
-        try:
-            return max(1, sum(self.client.nthreads().values()))
-        except Exception:
-            return 1
+        """Worker threads in the cluster (asked of the scheduler at most once a second)."""
+        now = time.monotonic()
+        if now - self._slots_at > 1.0:
+            try:
+                self._slots = max(1, sum(self.client.nthreads().values()))
+            except Exception:
+                pass
+            self._slots_at = now
+        return self._slots
 
     def _fill(self) -> None:
         if self.stopping:
             return
-        want = self.slots() - len(self.inflight)
+        want = PREFETCH * self.slots() - len(self.inflight)
         while want > 0 and self.pending:
             t = self.pending.popleft()
             f = self.client.submit(run_pair, self.settings, t, pure=False,

@@ -654,17 +654,18 @@ class UciEngine(Engine):
         self.proc.send("ucinewgame")
         self.sync(PING_TIMEOUT)
 
-    def go(self, game, tc, clocks: list) -> float:
+    def go(self, game, tc, clocks: list, incs: list | None = None) -> float:
         """Send the game's position and ``go`` for time control ``tc``; returns the
-        monotonic time ``go`` was written."""
+        monotonic time ``go`` was written. ``incs``: White's and Black's increments in
+        seconds when they differ (time odds); default ``tc.inc`` for both."""
         self.position(None if game.standard_start else game.start_fen, game.uci)
         self.sync(PING_TIMEOUT)
         parts = ["go"]
         if tc.clock:
             parts += [f"wtime {max(1, int(clocks[0]))}", f"btime {max(1, int(clocks[1]))}"]
-            if tc.inc > 0:
-                inc = int(round(tc.inc * 1000))
-                parts += [f"winc {inc}", f"binc {inc}"]
+            wi, bi = incs if incs is not None else (tc.inc, tc.inc)
+            if wi > 0 or bi > 0:
+                parts += [f"winc {int(round(wi * 1000))}", f"binc {int(round(bi * 1000))}"]
         elif tc.movetime:
             parts.append(f"movetime {tc.movetime}")
         if tc.depth:
@@ -826,7 +827,7 @@ class XboardEngine(Engine):
         self.known = 0
         self.sync(PING_TIMEOUT)
 
-    def go(self, game, tc, clocks: list) -> float:
+    def go(self, game, tc, clocks: list, incs: list | None = None) -> float:
         p = self.proc
         pending = list(range(self.known, len(game.uci)))
         self.sync(PING_TIMEOUT)

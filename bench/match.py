@@ -363,7 +363,7 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
             names = settings.names
             ex.start()
         else:
-            conc = max(1, min(cfg.concurrency, len(remaining)))
+            conc = min(max(1, cfg.concurrency), len(remaining))      # no engines when nothing is left
             slots = []
             try:
                 for _ in range(conc):
@@ -500,7 +500,7 @@ def summary_table(res: MatchResult, sprt=None) -> str:
     normalized Elo, LOS and (with an SPRT) both LLRs."""
     t = res.tally or Tally()
     rows = [("games", f"{t.games} ({t.pairs} complete pairs"
-                      + (f", {res.resumed_pairs} from the journal" if res.resumed_pairs else "") + ")"),
+                      + (f", {res.resumed_pairs} pairs from the journal" if res.resumed_pairs else "") + ")"),
             ("W-D-L", f"{t.wins}-{t.draws}-{t.losses}"),
             ("pentanomial", " ".join(f"{k} {v}" for k, v in zip(stats.PENTANOMIAL_LABELS, t.penta)))]
     if t.pairs:

@@ -143,6 +143,7 @@ def play_game(engines: list, white_index: int, variant: str, opening: Opening, t
     side_tc = [tcs[white_index], tcs[1 - white_index]]
     margin = timemargin_ms / 1000.0
     clocks = [t.base * 1000.0 if t.clock else 0.0 for t in side_tc]
+    incs = [t.inc if t.clock else 0.0 for t in side_tc]
     result = termination = reason = None
     fault = None
     adj = Adjudicator(adjudication) if adjudication is not None and adjudication.active else None
@@ -188,7 +189,7 @@ def play_game(engines: list, white_index: int, variant: str, opening: Opening, t
         eng = side_eng[side]
         tc = side_tc[side]
         try:
-            t_go = eng.go(game, tc, clocks)
+            t_go = eng.go(game, tc, clocks, incs)
         except Died:
             lose(side, "abandoned", f"{_SIDE[side]} disconnects")
             break

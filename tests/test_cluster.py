@@ -245,7 +245,7 @@ def test_client_killed_then_resume(cluster, tmp_path):
     assert rc == 0, err
     lines = check_consistent(pgn, jpath, 20)
     assert any(ln["type"] == "resume" and ln["done_pairs"] == len(before) for ln in lines)
-    assert f"{len(before)} from the journal" in out
+    assert f"{len(before)} pairs from the journal" in out
 
 
 def test_local_cluster_and_sprt_stop(tmp_path):
@@ -283,3 +283,67 @@ def test_bad_scheduler_addresses(tmp_path):
     rc, out, err = run_main(["--engine", fake(), "--scheduler", f"tcp://127.0.0.1:{port}", "--games", "2",
                              "--depth", "1", "--pgn", str(tmp_path / "y.pgn"), "--connect-timeout", "2"])
     assert rc == 2 and "error:" in err and "Traceback" not in err, err
+
+
+# ------------------------------------------------------------------ the journal in local mode
+def local_argv(pgn, games=12, extra=()):
+    return ["--engine", fake(20), "--depth", "1", "--games", str(games), "--seed", "9",
+            "--resign", "movecount=2", "score=800", "--pgn", str(pgn), "--no-progress",
+            "--ready-timeout", "120", "--handshake-timeout", "120", *extra]
+
+
+def test_local_ctrl_c_then_resume_repairs_the_pgn(tmp_path):
+    pgn, jpath = tmp_path / "l.pgn", tmp_path / "l.jsonl"
+    pgn.write_text("")        # an existing file: the match appends to it
+    keep = '[Event "earlier"]\n[Round "1"]\n[Result "*"]\n\n*\n\n'
+    pgn.write_text(keep)      # a game from before this match: kept as it is
+    argv = local_argv(pgn)
+    p = subprocess.Popen([sys.executable, "-m", "engine", "match", *argv], cwd=ROOT, env=_env(),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + HANG
+        while time.monotonic() < deadline:
+            if os.path.exists(jpath) and sum(ln["type"] == "pair" for ln in journal_lines(jpath)) >= 2:
+                break
+            if p.poll() is not None:
+                pytest.fail("the match ended before Ctrl-C: " + p.stderr.read())
+            time.sleep(0.05)
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=HANG) == 130
+    finally:
+        if p.poll() is None:
+            p.kill()
+    lines = journal_lines(jpath)
+    assert lines[-1]["type"] == "end" and lines[-1]["status"] == "interrupted"
+    done = {ln["pair"] for ln in lines if ln["type"] == "pair"}
+    assert 2 <= len(done) < 6
+    # a crash after the PGN write but before the journal line: a game the journal does not hold
+    text = pgn.read_text()
+    last = text[text.rindex("[Event "):]
+    missing = min(set(range(6)) - done)
+    pgn.write_text(text + last + re.sub(r'\[Round "\d+"\]', f'[Round "{2 * missing + 1}"]', last))
+    rc, out, err = run_main(argv + ["--resume", str(jpath)])
+    assert rc == 0, err
+    text = pgn.read_text()
+    assert text.startswith(keep)
+    (tmp_path / "ours.pgn").write_text(text[len(keep):])
+    check_consistent(tmp_path / "ours.pgn", jpath, 12)
+
+
+def test_resume_checks_the_journal(tmp_path):
+    pgn = tmp_path / "j.pgn"
+    rc, out, err = run_main(local_argv(pgn, games=2))
+    assert rc == 0, err
+    jpath = str(tmp_path / "j.jsonl")
+    rc, out, err = run_main(local_argv(pgn, games=2))            # the journal exists: no silent overwrite
+    assert rc == 2 and "already exists" in err and "--resume" in err
+    for extra, what in ((["--games", "4"], "games"), (["--seed", "10"], "seed")):
+        argv = local_argv(pgn, games=2) + extra + ["--resume", jpath]
+        rc, out, err = run_main(argv)
+        assert rc == 2 and err.startswith("error: --resume") and what in err, err
+    rc, out, err = run_main(local_argv(pgn, games=2) + ["--resume", jpath])     # complete: nothing to play
+    assert rc == 0 and "1 pairs from the journal" in out
+    assert len(pgn_games(pgn.read_text())) == 2
+    (tmp_path / "bad.jsonl").write_text("not json\n")
+    rc, out, err = run_main(local_argv(tmp_path / "b.pgn") + ["--resume", str(tmp_path / "bad.jsonl")])
+    assert rc == 2 and err.startswith("error:") and "Traceback" not in err

@@ -594,7 +594,7 @@ def test_time_odds_pgn_tags_and_clocks(tmp_path):
     assert [(x["White"], x["WhiteTimeControl"], x["BlackTimeControl"]) for x in g] == \
         [("A", "2+0.02", "1+0.01"), ("B", "1+0.01", "2+0.02")]
     assert all("TimeControl" not in x for x in g)
-    assert re.search(r"A > go wtime 2000 btime 1000 ", err), err      # A's first move as White
+    assert re.search(r"A > go wtime 2000 btime 1000 winc 20 binc 10\n", err), err   # A's first move as White
     rc, pgn, out, err = run(["--engine", legal_spec("A", extra="st=0.5"), "--engine", legal_spec("B"),
                              "--tc", "1+0.01", "--games", "1", "--debug"], tmp_path, "st.pgn")
     assert rc == 0, err
