@@ -36,6 +36,7 @@ import dask
 import distributed
 
 from bench.engines import kill_all
+from bench.journal import now_iso
 from bench.pairs import EngineSlot, GameSettings, PairTask, play_pair
 
 TOPIC = "cardinal-match"
@@ -213,7 +214,7 @@ class DaskPairs:
                 prev = starts[-2]
                 self.ready.append(("rerun", {"pair": k, "attempt": len(starts),
                                              "lost_worker": prev.get("worker"), "worker": msg.get("worker"),
-                                             "started": msg.get("t")}))
+                                             "started": now_iso(msg["t"]) if msg.get("t") else None}))
 
     def attempts(self, pair: int) -> list:
         self._drain_events()

@@ -626,6 +626,8 @@ def config_from_args(argv: list[str]) -> MatchConfig:
     journal_path = a.journal
     if journal_path is None and a.pgn and not a.resume:
         journal_path = os.path.splitext(a.pgn)[0] + ".jsonl"
+        if os.path.abspath(journal_path) == os.path.abspath(a.pgn):
+            journal_path = a.pgn + ".journal.jsonl"
     openings = load_openings(a.openings, a.variant) if a.openings else None
     sprt = stats.SPRT.parse(a.sprt) if a.sprt else None
     adj = Adjudication.parse(a.draw, a.resign)

@@ -109,8 +109,13 @@ def match_argv(cluster_addr, pgn, games=20, fake_delay=0, extra=()):
             "--scheduler", cluster_addr, *extra]
 
 
-def run_main(argv):
-    out, err = io.StringIO(), io.StringIO()
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def run_main(argv, tty=False):
+    out, err = io.StringIO(), (_Tty() if tty else io.StringIO())
     old = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = out, err
     try:
@@ -253,10 +258,13 @@ def test_local_cluster_and_sprt_stop(tmp_path):
     # loose bounds: Cardinal beats the fake at once; running pairs finish and are recorded
     pgn = tmp_path / "s.pgn"
     rc, out, err = run_main(["--engine", fake(), "--depth", "1", "--games", "200", "--resign", "movecount=2",
-                             "score=800", "--pgn", str(pgn), "--no-progress", "--scheduler", "local:2",
+                             "score=800", "--pgn", str(pgn), "--scheduler", "local:2",
                              "--sprt", "elo0=0", "elo1=200", "alpha=0.2", "beta=0.2",
-                             "--ready-timeout", "120", "--handshake-timeout", "120"])
+                             "--ready-timeout", "120", "--handshake-timeout", "120"], tty=True)
     assert rc == 0, err
+    # one progress bar (stderr is a terminal here) with games, W-D-L, Elo +/- error and LLR
+    assert re.search(r"Cardinal vs Fake: .*\d+/200 .*W-D-L \d+-\d+-\d+  Elo [\d.inf-]+ \+/- [\d.inf]+  "
+                     r"LLR -?\d+\.\d\d \(-1\.39, 1\.39\)", err), err
     assert re.search(r"SPRT: llr \d+\.\d\d \(-1\.39, 1\.39\) \[0, 200\]: H1 accepted", out), out
     lines = journal_lines(tmp_path / "s.jsonl")
     pairs = [ln for ln in lines if ln["type"] == "pair"]
