@@ -287,10 +287,11 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
     if len(cfg.engines) != 2:
         raise ValueError("a match needs exactly two engines")
     openings = cfg.openings or builtin_openings(cfg.variant)
-    for op in openings:      # validate the built-in lines too
+    for op in openings:      # validate the built-in lines too (and load the rules' numba code)
         g = GameState(cfg.variant, op.fen)
         for u in op.moves:
-            g.pos.push_uci(u)
+            g.push(g.pos.parse_uci(u))
+        g.pos.status()
     tcs = _engine_tcs(cfg)
     specs = tuned_specs(cfg.engines, tcs)
     lock = threading.Lock()
