@@ -52,6 +52,7 @@ LOCAL_WORKER_CONFIG = {"distributed.worker.multiprocessing-method": "fork",
                        "distributed.admin.system-monitor.interval": "2s",
                        "distributed.worker.memory.monitor-interval": "2s",
                        "distributed.admin.tick.interval": "500ms"}
+NO_WORKERS_WARNING = 10.0  # s without a worker before the client says it is waiting
 PREFETCH = 2          # pairs in flight per worker thread: the next one is queued when one ends
 
 # ---------------------------------------------------------------------------- worker side
@@ -171,6 +172,8 @@ class DaskPairs:
         self.client = self.cluster = None
         self.connect_timeout = connect_timeout
         self._slots, self._slots_at = 1, -1e9
+        self._no_workers_since: float | None = None
+        self._warned_no_workers = False
 
     # -- life cycle
     def start(self) -> None:
@@ -200,10 +203,21 @@ class DaskPairs:
         now = time.monotonic()
         if now - self._slots_at > 1.0:
             try:
-                self._slots = max(1, sum(self.client.nthreads().values()))
+                n = sum(self.client.nthreads().values())
+                self._slots = max(1, n)
+                if n:
+                    self._no_workers_since = None
+                elif self._no_workers_since is None:
+                    self._no_workers_since = now
             except Exception:
                 pass
             self._slots_at = now
+            if self._no_workers_since is not None and now - self._no_workers_since > NO_WORKERS_WARNING \
+                    and not self._warned_no_workers:
+                self._warned_no_workers = True
+                where = self.target if self.kind == "address" else "SCHEDULER"
+                self.ready.append(("warning", f"no Dask worker is connected to the scheduler; waiting "
+                                              f"(start one: dask worker {where} --nthreads 1)"))
         return self._slots
 
     def _fill(self) -> None:

@@ -71,9 +71,15 @@ def read(path: str) -> tuple[dict, dict, list]:
     if not lines or lines[0].get("type") != "match" or lines[0].get("format") != FORMAT:
         raise ValueError(f"{path}: not a cardinal match journal (no 'match' header line)")
     pairs: dict = {}
-    for obj in lines:
-        if obj.get("type") == "pair" and isinstance(obj.get("pair"), int):
-            pairs.setdefault(obj["pair"], obj)
+    for n, obj in enumerate(lines, 1):
+        if obj.get("type") != "pair":
+            continue
+        games = obj.get("games")
+        if not isinstance(obj.get("pair"), int) or not isinstance(games, list) or not games or \
+                not all(isinstance(g, dict) and isinstance(g.get("round"), int) and g.get("score") in (0, 0.5, 1)
+                        for g in games):
+            raise ValueError(f"{path}: record {n} is not a valid 'pair' line")
+        pairs.setdefault(obj["pair"], obj)
     return lines[0], pairs, lines
 
 

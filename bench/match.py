@@ -438,6 +438,9 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
                 res.error = item
                 status = "error"
                 break
+            if kind == "warning":
+                warn_once(item)
+                continue
             if kind == "rerun":
                 if jr:
                     jr.write({"type": "rerun", **item})

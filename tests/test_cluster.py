@@ -352,6 +352,8 @@ def test_resume_checks_the_journal(tmp_path):
     rc, out, err = run_main(local_argv(pgn, games=2) + ["--resume", jpath])     # complete: nothing to play
     assert rc == 0 and "1 pairs from the journal" in out
     assert len(pgn_games(pgn.read_text())) == 2
-    (tmp_path / "bad.jsonl").write_text("not json\n")
-    rc, out, err = run_main(local_argv(tmp_path / "b.pgn") + ["--resume", str(tmp_path / "bad.jsonl")])
-    assert rc == 2 and err.startswith("error:") and "Traceback" not in err
+    header = open(jpath).readline()
+    for bad in ("not json\n", header + '{"type": "pair", "pair": 0, "games": [{"round": 1}]}\n'):
+        (tmp_path / "bad.jsonl").write_text(bad)
+        rc, out, err = run_main(local_argv(tmp_path / "b.pgn") + ["--resume", str(tmp_path / "bad.jsonl")])
+        assert rc == 2 and err.startswith("error:") and "Traceback" not in err, err
