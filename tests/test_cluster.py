@@ -353,7 +353,8 @@ def test_resume_checks_the_journal(tmp_path):
     assert rc == 0 and "1 pairs from the journal" in out
     assert len(pgn_games(pgn.read_text())) == 2
     header = open(jpath).readline()
-    for bad in ("not json\n", header + '{"type": "pair", "pair": 0, "games": [{"round": 1}]}\n'):
+    for bad, why in (("not json\n", "not a JSON line"),
+                     (header + '{"type": "pair", "pair": 0, "games": [{"round": 1}]}\n', "not a valid 'pair' line")):
         (tmp_path / "bad.jsonl").write_text(bad)
-        rc, out, err = run_main(local_argv(tmp_path / "b.pgn") + ["--resume", str(tmp_path / "bad.jsonl")])
-        assert rc == 2 and err.startswith("error:") and "Traceback" not in err, err
+        rc, out, err = run_main(local_argv(tmp_path / "b.pgn", games=2) + ["--resume", str(tmp_path / "bad.jsonl")])
+        assert rc == 2 and err.startswith("error:") and why in err and "Traceback" not in err, err
