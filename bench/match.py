@@ -11,16 +11,25 @@ engines are driven copies Cute Chess 1.5::
         --pgn games.pgn
 
 The parts: :mod:`bench.engines` (the UCI/XBoard client and ``--engine`` specs),
-:mod:`bench.referee` (one game: clocks and adjudication), :mod:`bench.openings`,
-:mod:`bench.pgn`, :mod:`bench.timecontrol` and :mod:`bench.stats`; this module
-is the runner (:func:`run_match` with a :class:`MatchConfig`) and the command
-line (:func:`main`).
+:mod:`bench.referee` (one game: clocks and adjudication), :mod:`bench.adjudication`
+(draw/resign by score), :mod:`bench.pairs` (the pair schedule, player and tally),
+:mod:`bench.journal` (the results journal), :mod:`bench.cluster` (Dask),
+:mod:`bench.openings`, :mod:`bench.pgn`, :mod:`bench.timecontrol` and
+:mod:`bench.stats`; this module is the runner (:func:`run_match` with a
+:class:`MatchConfig`) and the command line (:func:`main`).
+
+Work and record go by game pair (one opening, both colours): the local pool
+(``--concurrency`` threads) or a Dask cluster (``--scheduler``) plays pairs, and
+this process alone appends each finished pair to the PGN and to the journal
+(fsynced), so nothing recorded is lost and nothing is recorded twice;
+``--resume JOURNAL`` continues a stopped match.
 
 Engines: ``--engine`` takes Cute Chess-style ``key=value`` pairs in one
 argument (split like a shell line, so ``cmd='python -m engine'`` and
 ``'option.Move Overhead=20'`` work): ``cmd`` (required; itself split like a
 shell line), ``proto`` (``uci`` or ``xboard``, default ``uci``), ``name``,
-``dir`` (working directory), ``arg`` (extra argument, repeatable) and
+``dir`` (working directory), ``arg`` (extra argument, repeatable), the
+engine's own limits ``tc=``, ``st=``, ``depth=``, ``nodes=`` and
 ``option.NAME=VALUE`` (UCI ``setoption``, XBoard ``option NAME=VALUE``; an
 option the engine does not declare or refuses gives a warning). With no
 ``--engine`` Cardinal plays itself (this Python, ``-m engine``, from the same
