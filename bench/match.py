@@ -240,7 +240,8 @@ class _LocalPairs:
             except queue.Empty:
                 return
             try:
-                res = play_pair(slot, self.settings, task, self.abandon)
+                res = play_pair(slot, self.settings, task, self.abandon,
+                                lambda k, rec: self.out.put(("game", (k, rec))))
             except EngineError as e:
                 self.out.put(("error", str(e)))
                 return
@@ -269,6 +270,15 @@ class _LocalPairs:
     def abort(self) -> None:
         self.abandon.set()
         kill_all()
+
+    def drain(self) -> list:
+        """Events still queued (after :meth:`close`: the threads have stopped)."""
+        out = []
+        while True:
+            try:
+                out.append(self.out.get_nowait())
+            except queue.Empty:
+                return out
 
     def close(self) -> None:
         for t in self.threads:
@@ -431,6 +441,29 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
         bar = tqdm(total=cfg.games, initial=tally.games, desc=f"{names[0]} vs {names[1]}", unit="game",
                    file=sys.stderr, dynamic_ncols=True, disable=None)
     recorded = set(done_lines)
+    partial: dict = {}            # pair id -> games finished in a pair not finished (local pool)
+
+    def record(pr) -> bool:
+        """Append a finished pair to the PGN and the journal; False if it is not one."""
+        for w in pr.warnings:
+            warn_once(w)
+        if not pr.complete or pr.pair in recorded:      # abandoned, or a pair already recorded
+            return False
+        partial.pop(pr.pair, None)
+        recorded.add(pr.pair)
+        pr.games.sort(key=lambda g: g.round)
+        tally.add(pr.games)
+        res.games.extend(pr.games)
+        res.wins, res.draws, res.losses = tally.wins, tally.draws, tally.losses
+        if pgn_fh:
+            journal.fsync_write(pgn_fh, "".join(pgn_text(g, cfg.event, tc=tc_text) for g in pr.games))
+        if jr:
+            jr.write(_pair_line(pr, by_id[pr.pair], tally, names, cfg.sprt, ex.attempts(pr.pair)))
+        if bar is not None:
+            bar.set_postfix_str(_progress_text(tally, cfg.sprt), refresh=False)
+            bar.update(len(pr.games))
+        return True
+
     stopping = False
     status = "finished"
     try:
@@ -454,23 +487,12 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
                 if jr:
                     jr.write({"type": "rerun", **item})
                 continue
-            pr = item
-            for w in pr.warnings:
-                warn_once(w)
-            if not pr.complete or pr.pair in recorded:      # abandoned, or a pair already recorded
+            if kind == "game":
+                partial.setdefault(item[0], []).append(item[1])
                 continue
-            recorded.add(pr.pair)
-            pr.games.sort(key=lambda g: g.round)
-            tally.add(pr.games)
-            res.games.extend(pr.games)
-            res.wins, res.draws, res.losses = tally.wins, tally.draws, tally.losses
-            if pgn_fh:
-                journal.fsync_write(pgn_fh, "".join(pgn_text(g, cfg.event, tc=tc_text) for g in pr.games))
-            if jr:
-                jr.write(_pair_line(pr, by_id[pr.pair], tally, names, cfg.sprt, ex.attempts(pr.pair)))
-            if bar is not None:
-                bar.set_postfix_str(_progress_text(tally, cfg.sprt), refresh=False)
-                bar.update(len(pr.games))
+            pr = item
+            if not record(pr):
+                continue
             if cfg.sprt is not None and not stopping:
                 st = cfg.sprt.decide(cfg.sprt.llr_pentanomial(tally.penta))
                 if st != "continue":
@@ -484,6 +506,28 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
         if res.interrupted or res.error:
             ex.abort()              # running games are abandoned (not written)
         ex.close()
+        if not cfg.scheduler:       # what the pool finished meanwhile is kept
+            for kind, item in ex.drain():
+                if kind == "pair":
+                    record(item)
+                elif kind == "game":
+                    partial.setdefault(item[0], []).append(item[1])
+        if partial:
+            # finished games of unfinished pairs: kept in the PGN, not in the journal (the
+            # pair is the unit of record: --resume plays the whole pair again and drops these)
+            left = sorted((g for gs in partial.values() for g in gs), key=lambda g: g.round)
+            res.games.extend(left)
+            if pgn_fh:
+                try:
+                    journal.fsync_write(pgn_fh, "".join(pgn_text(g, cfg.event, tc=tc_text) for g in left))
+                except OSError:
+                    pass
+            if jr:
+                try:
+                    jr.write({"type": "unfinished", "pairs": sorted(partial),
+                              "rounds": [g.round for g in left]})
+                except (OSError, ValueError):
+                    pass
         if bar is not None:
             bar.close()
         if pgn_fh:

@@ -124,10 +124,12 @@ class EngineSlot:
 
 
 def play_pair(slot: EngineSlot, settings: GameSettings, task: PairTask,
-              stop: threading.Event | None = None) -> PairResult:
+              stop: threading.Event | None = None, on_game=None) -> PairResult:
     """Play the games of ``task`` with the slot's engines. ``complete`` is False when
-    ``stop`` ended a game early (the user stopped the match). Raises :class:`EngineError`
-    when an engine cannot be (re)started."""
+    ``stop`` ended a game early (the user stopped the match: a game that ends after
+    ``stop`` was set is dropped, its end may be the stop itself). ``on_game(pair, record)``
+    is called for each finished game. Raises :class:`EngineError` when an engine cannot
+    be (re)started."""
     res = PairResult(task.pair, [], False, pid=os.getpid(), started=time.time())
     for rnd, white_index in task.rounds:
         if stop is not None and stop.is_set():
@@ -135,11 +137,13 @@ def play_pair(slot: EngineSlot, settings: GameSettings, task: PairTask,
         engines = slot.start()
         rec = play_game(engines, white_index, settings.variant, task.opening, settings.tcs, rnd,
                         settings.timemargin_ms, settings.move_timeout, stop, settings.adjudication)
-        if rec is None:
+        if rec is None or (stop is not None and stop.is_set()):
             return res
         if rec.fault is not None:
             slot.drop(rec.fault)
         res.games.append(rec)
+        if on_game is not None:
+            on_game(task.pair, rec)
     res.complete = True
     res.finished = time.time()
     return res

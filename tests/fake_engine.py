@@ -13,7 +13,8 @@ UCI modes (answer the handshake normally unless said otherwise):
             capture, else a move chosen from the position's CRC (the same game again for the
             same position); reports ``info depth 1 score cp CP`` (default: the material
             balance from its own side, in centipawns) and ``info string go ARGS``; with MS,
-            it thinks MS milliseconds per move
+            it thinks MS milliseconds per move; ``legal:CP:MS:hangwhite`` never answers a ``go``
+            as White (the second game of a pair when it is the second engine)
 Every UCI mode declares a string option ``Style`` and refuses every value but ``calm``
 with an ``info string error:`` line.
 XBoard modes (``protover 2`` -> features with usermove=1 ping=1):
@@ -49,7 +50,8 @@ if mode.startswith("legal"):
     parts = mode.split(":")
     if len(parts) > 1 and parts[1]:
         fixed_score = int(parts[1])
-    delay = int(parts[2]) / 1000 if len(parts) > 2 else 0.0
+    delay = int(parts[2]) / 1000 if len(parts) > 2 and parts[2] else 0.0
+    hang_white = parts[3:4] == ["hangwhite"]
     VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900}
 
 
@@ -107,6 +109,8 @@ for line in sys.stdin:
             board.push_uci(u)
     elif board is not None and cmd == "go":
         out("info string go " + " ".join(tok[1:]))
+        if hang_white and board.turn == chess.WHITE:
+            continue
         if delay:
             time.sleep(delay)
         m = legal_move()

@@ -325,6 +325,10 @@ def test_local_ctrl_c_then_resume_repairs_the_pgn(tmp_path):
     assert lines[-1]["type"] == "end" and lines[-1]["status"] == "interrupted"
     done = {ln["pair"] for ln in lines if ln["type"] == "pair"}
     assert 2 <= len(done) < 6
+    # the PGN holds every recorded pair, and the finished games of unfinished pairs
+    unfinished = [r for ln in lines if ln["type"] == "unfinished" for r in ln["rounds"]]
+    rounds = sorted(r for r, _, _ in pgn_games(pgn.read_text()[len(keep):]))
+    assert rounds == sorted([2 * k + 1 for k in done] + [2 * k + 2 for k in done] + unfinished)
     # a crash after the PGN write but before the journal line: a game the journal does not hold
     text = pgn.read_text()
     last = text[text.rindex("[Event "):]
@@ -358,3 +362,35 @@ def test_resume_checks_the_journal(tmp_path):
         (tmp_path / "bad.jsonl").write_text(bad)
         rc, out, err = run_main(local_argv(tmp_path / "b.pgn", games=2) + ["--resume", str(tmp_path / "bad.jsonl")])
         assert rc == 2 and err.startswith("error:") and why in err and "Traceback" not in err, err
+
+
+def test_local_ctrl_c_keeps_the_finished_game_of_an_unfinished_pair(tmp_path):
+    pgn, jpath, errp = tmp_path / "u.pgn", tmp_path / "u.jsonl", tmp_path / "err.txt"
+    hang = f"cmd='{sys.executable} {FAKE} legal:0::hangwhite' proto=uci name=Hang"
+    errf = open(errp, "w")
+    p = subprocess.Popen([sys.executable, "-m", "engine", "match", "--engine", fake(), "--engine", hang,
+                          "--depth", "1", "--games", "2", "--pgn", str(pgn), "--no-progress", "--debug",
+                          "--resign", "movecount=2", "score=800"],
+                         cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=errf)
+    try:
+        deadline = time.monotonic() + HANG
+        # round 2: the hanging engine has White and has been asked to move
+        while time.monotonic() < deadline:
+            text = errp.read_text()
+            if text.count("Hang > ucinewgame") >= 2 and "Hang > go" in text.split("Hang > ucinewgame")[2]:
+                break
+            if p.poll() is not None:
+                pytest.fail("the match ended: " + text[-2000:])
+            time.sleep(0.05)
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=HANG) == 130
+    finally:
+        if p.poll() is None:
+            p.kill()
+        errf.close()
+    games = pgn_games(pgn.read_text())
+    assert [r for r, _, _ in games] == [1]                 # the finished game is kept
+    lines = journal_lines(jpath)
+    assert [ln for ln in lines if ln["type"] == "pair"] == []
+    assert any(ln["type"] == "unfinished" and ln["rounds"] == [1] for ln in lines)
+    assert lines[-1]["type"] == "end" and lines[-1]["status"] == "interrupted"
