@@ -16,6 +16,7 @@ from bench import stats
 from bench.pgn_reader import read_games, replay
 
 POLL_S = 0.25
+PLOT_CLIP = 800.0
 
 
 def _num(x):
@@ -64,7 +65,9 @@ def summary(pgn_text: str, journal: list[dict]) -> dict:
         else:
             l += 1
         elo, err = stats.elo_with_error(w, d, l)
+        # a perfect score has an infinite Elo: the plot shows it clipped at +-PLOT_CLIP
         series.append({"games": i + 1, "elo": _num(elo), "error": _num(err),
+                       "elo_plot": None if math.isnan(elo) else max(-PLOT_CLIP, min(PLOT_CLIP, round(elo, 1))),
                        "llr": round(llrs[i], 3) if i < len(llrs) else None})
     elo, err = stats.elo_with_error(w, d, l) if finished else (math.nan, math.nan)
     cur = games[-1] if games else None

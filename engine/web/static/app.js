@@ -357,6 +357,7 @@ async function init() {
     if (res.watch) $("watch-path").value = res.watch;
     const params = new URLSearchParams(location.search);
     if (params.get("variant")) $("variant").value = params.get("variant");
+    if (params.get("side")) $("side").value = params.get("side");
     if (params.get("mode") === "watch") { setMode("watch"); if (res.watch) startWatch(res.watch); }
     await newGame(params.get("fen") ? { fen: params.get("fen") } : {});
     document.body.dataset.ready = "1";

@@ -41,12 +41,12 @@ function render(m) {
 function plot(series) {
   const svg = $("watch-plot");
   const W = 400, H = 200, P = 24;
-  const elos = series.filter((p) => p.elo !== null);
-  const span = Math.max(100, ...elos.map((p) => Math.abs(p.elo) + Math.min(p.error ?? 0, 400)));
+  const elos = series.filter((p) => p.elo_plot !== null);
+  const span = Math.max(100, ...elos.map((p) => Math.min(800, Math.abs(p.elo_plot) + Math.min(p.error ?? 0, 400))));
   const n = Math.max(2, series.length);
   const x = (i) => P + (W - 2 * P) * (i / (n - 1 || 1));
   const y = (e) => H / 2 - (H / 2 - P / 2) * (e / span);
-  const pts = series.map((p, i) => p.elo === null ? null : `${x(i).toFixed(1)},${y(p.elo).toFixed(1)}`).filter(Boolean);
+  const pts = series.map((p, i) => p.elo_plot === null ? null : `${x(i).toFixed(1)},${y(p.elo_plot).toFixed(1)}`).filter(Boolean);
   const band = series.map((p, i) => p.elo === null || p.error === null ? null : [x(i), y(p.elo + Math.min(p.error, span)), y(p.elo - Math.min(p.error, span))]).filter(Boolean);
   const llr = series.filter((p) => p.llr !== null && p.llr !== undefined);
   const lspan = Math.max(3, ...llr.map((p) => Math.abs(p.llr)));
