@@ -250,3 +250,37 @@ def test_engine_limit(client):
     finally:
         for s in socks:
             s.__exit__(None, None, None)
+
+
+def test_cross_site_requests_are_refused(client):
+    gid, _ = new(client, variant="chess", human="both")
+    r = client.post(f"/api/games/{gid}/move", json={"uci": "e2e4"}, headers={"Origin": "http://evil.example"})
+    assert r.status_code == 403
+    assert client.get(f"/api/games/{gid}").json()["moves"] == []
+    from starlette.websockets import WebSocketDisconnect
+    with pytest.raises(WebSocketDisconnect):
+        with client.websocket_connect(f"/ws/game/{gid}", headers={"Origin": "http://evil.example"}) as ws:
+            ws.receive_json()
+    with client.websocket_connect(f"/ws/game/{gid}", headers={"Origin": "http://testserver"}) as ws:
+        assert ws.receive_json()["type"] == "state"
+
+
+def test_watch_follows_a_pgn_and_its_journal(client, tmp_path):
+    pgn = tmp_path / "m.pgn"
+    game = ('[Event "m"]\n[Round "{r}"]\n[White "{w}"]\n[Black "{b}"]\n[Result "{res}"]\n\n'
+            '1. f3 e5 2. g4 Qh4# {{mate}} {res}\n\n')
+    pgn.write_text(game.format(r=1, w="A", b="B", res="0-1"))
+    with client.websocket_connect(f"/ws/watch?path={tmp_path / 'notes.txt'}") as ws:
+        assert "Watch follows a .pgn file" in ws.receive_json()["message"]
+    with client.websocket_connect(f"/ws/watch?path={pgn}") as ws:
+        m = ws.receive_json()
+        assert (m["games"], m["first"], m["wins"], m["draws"], m["losses"]) == (1, "A", 0, 0, 1)
+        assert m["current"]["moves"] == ["f3", "e5", "g4", "Qh4#"] and m["current"]["result"] == "0-1"
+        assert m["series"][0]["elo_plot"] == -800.0 and m["error_infinite"]
+        with open(pgn, "a") as fh:
+            fh.write(game.format(r=2, w="B", b="A", res="0-1"))
+        m = ws.receive_json()
+        assert (m["games"], m["wins"], m["losses"]) == (2, 1, 1) and m["elo"] == 0.0
+        (tmp_path / "m.pgn.jsonl").write_text('{"llr": 0.1}\n{"llr": -0.2}\n{"llr": ')
+        m = ws.receive_json()
+        assert [p["llr"] for p in m["series"]] == [0.1, -0.2] and m["journal"] == 2

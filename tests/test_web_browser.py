@@ -28,6 +28,7 @@ HEADLESS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-us
 KR_MATE = "5k2/8/4P2P/3K4/3b1N2/8/1q4QR/8 w - - 0 1"    # tests/data/mates_knightrelay.epd, mate by a relayed check
 GRAND_PROMO = "k9/4P5/10/10/10/10/10/10/1NBQKCB1N1/9R w - - 0 1"   # White has lost a rook and the cardinal
 WAIT = 60
+MATCH_WAIT = 300   # two games on a loaded machine
 
 
 def _need(path, package):
@@ -142,6 +143,7 @@ def test_knightrelay_mate_by_a_relayed_check(driver, server, shots):
     wait(driver, lambda x: status(x)[0] == "checkmate", "mate to be announced")
     assert "Checkmate: White wins (1-0)" in status(driver)[1]
     assert piece(driver, "g6") == "wQ"
+    assert driver.find_elements(By.CSS_SELECTOR, '#board .sq.check[data-sq="f8"]')   # the mated king
     assert driver.find_element(By.CSS_SELECTOR, "#movelist .mv").text == "Qg6#"
     driver.save_screenshot(os.path.join(shots, "play-knightrelay-mate.png"))
 
@@ -249,10 +251,17 @@ def test_watch_a_running_match(driver, server, shots, tmp_path):
                               "--depth", "1", "--pgn", str(pgn), "--no-progress"], cwd=ROOT,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait(driver, lambda x: x.execute_script("return document.body.dataset.watchGames") == "1", "game 1")
-        assert driver.find_element(By.ID, "plot-elo").get_attribute("data-points") == "1"
-        wait(driver, lambda x: x.execute_script("return document.body.dataset.watchGames") == "2", "game 2")
-        assert match.wait(timeout=WAIT) == 0
+        seen = set()
+
+        def progress(x):
+            games, points = x.execute_script("return [document.body.dataset.watchGames, "
+                                             "document.getElementById('plot-elo').dataset.points]")
+            seen.add((games, points))
+            return games == "2"
+        WebDriverWait(driver, MATCH_WAIT, poll_frequency=0.05).until(progress, "the match to finish")
+        assert match.wait(timeout=MATCH_WAIT) == 0
+        # the page followed the running match: one plot point per finished game, at every step seen
+        assert ("0", "0") in seen and ("2", "2") in seen and all(g == p for g, p in seen)
     finally:
         if match.poll() is None:
             match.kill()

@@ -20,7 +20,11 @@ import secrets
 import time
 from importlib import resources
 
+from urllib.parse import urlsplit
+
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -331,7 +335,7 @@ class Hub:
 
     async def reaper(self):
         while True:
-            await asyncio.sleep(min(5.0, self.idle_timeout / 2))
+            await asyncio.sleep(min(1.0, self.idle_timeout / 2))
             self.reap()
             for s in list(self.sessions.values()):
                 if s.game.check_flag():
@@ -363,7 +367,20 @@ async def _json_body(request) -> dict:
     return d
 
 
-def create_app(max_engines: int | None = None, idle_timeout: float = 900.0, watch_path: str | None = None) -> Starlette:
+def _same_origin(headers) -> bool:
+    """False for a request a page from another site sent (browsers always send Origin on
+    WebSockets and POSTs; tools such as curl send none). WebSockets ignore the
+    same-origin policy, so without this any web page could drive the board."""
+    origin = headers.get("origin")
+    if not origin or origin == "null":
+        return origin is None
+    return urlsplit(origin).netloc == headers.get("host", "")
+
+
+def create_app(max_engines: int | None = None, idle_timeout: float = 900.0, watch_path: str | None = None,
+               allowed_hosts: list[str] | None = None) -> Starlette:
+    """The application. ``allowed_hosts`` (e.g. the loopback names) rejects other Host
+    headers, which stops DNS-rebinding pages from reaching a local server."""
     hub = Hub(max_engines, idle_timeout)
 
     def session(request) -> Session:
@@ -374,6 +391,8 @@ def create_app(max_engines: int | None = None, idle_timeout: float = 900.0, watc
 
     def api(fn):
         async def wrapped(request):
+            if request.method == "POST" and not _same_origin(request.headers):
+                return _err("cross-site request refused", 403)
             try:
                 return await fn(request)
             except KeyError as e:
@@ -433,6 +452,9 @@ def create_app(max_engines: int | None = None, idle_timeout: float = 900.0, watc
         return PlainTextResponse(session(request).game.pgn(), media_type="application/x-chess-pgn")
 
     async def game_ws(ws: WebSocket):
+        if not _same_origin(ws.headers):
+            await ws.close(code=1008)
+            return
         await ws.accept()
         s = hub.sessions.get(ws.path_params["gid"])
         if s is None:
@@ -473,6 +495,9 @@ def create_app(max_engines: int | None = None, idle_timeout: float = 900.0, watc
                 s.kill_engine()
 
     async def watch_ws(ws: WebSocket):
+        if not _same_origin(ws.headers):
+            await ws.close(code=1008)
+            return
         await ws.accept()
         path = ws.query_params.get("path") or watch_path
         journal = ws.query_params.get("journal") or None
@@ -505,6 +530,7 @@ def create_app(max_engines: int | None = None, idle_timeout: float = 900.0, watc
         WebSocketRoute("/ws/watch", watch_ws),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else []
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.hub = hub
     return app

@@ -54,7 +54,9 @@ def main(argv=None) -> int:
     if not _loopback(a.host):
         print(f"warning: bound to {a.host}: anyone who can reach this address can use the board and "
               f"start engines on this machine", file=sys.stderr)
-    app = create_app(max_engines=a.max_engines, idle_timeout=a.idle_timeout, watch_path=a.watch)
+    hosts = ["127.0.0.1", "localhost", "::1", "[::1]"] if _loopback(a.host) else None
+    app = create_app(max_engines=a.max_engines, idle_timeout=a.idle_timeout, watch_path=a.watch,
+                     allowed_hosts=hosts)
     config = uvicorn.Config(app, host=a.host, port=a.port, log_level="warning", ws="auto")
     server = uvicorn.Server(config)
 

@@ -104,6 +104,9 @@ async def follow(ws, path: str | None, journal: str | None) -> None:
         await ws.send_json({"type": "error", "message": "no PGN file to watch (give a path)"})
         return
     path = os.path.abspath(os.path.expanduser(path))
+    if not path.lower().endswith(".pgn"):
+        await ws.send_json({"type": "error", "message": f"{path}: Watch follows a .pgn file"})
+        return
     if os.path.isdir(path):
         await ws.send_json({"type": "error", "message": f"{path} is a directory, not a PGN file"})
         return

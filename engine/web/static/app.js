@@ -128,7 +128,8 @@ function renderBoard() {
   const ply = app.viewPly;
   const uci = ply > 0 ? st.ucis[ply - 1] : null;
   const last = uci ? { from: uci.match(/^[a-j]\d+/)[0], to: uci.slice(uci.match(/^[a-j]\d+/)[0].length).match(/^[a-j]\d+/)[0] } : null;
-  board.setPosition(st.fens[ply], { legal: ply === st.moves.length ? st.legal : [], lastMove: last });
+  const live = ply === st.moves.length;
+  board.setPosition(st.fens[ply], { legal: live ? st.legal : [], lastMove: last, check: live && st.check });
   $("board").dataset.ply = ply;
 }
 

@@ -61,9 +61,11 @@ export class Board {
     }
   }
 
-  setPosition(fen, { legal = [], lastMove = null } = {}) {
+  setPosition(fen, { legal = [], lastMove = null, check = false } = {}) {
     this.pieces = parseFenBoard(fen, this.width, this.height);
     this.legal = legal; this.lastMove = lastMove;
+    const king = fen.split(" ")[1] === "b" ? "k" : "K";
+    this.checkSq = check ? Object.keys(this.pieces).find((s) => this.pieces[s] === king) : null;
     if (this.selected && !legal.some((m) => m.from === this.selected)) this.selected = null;
     this.draw();
   }
@@ -87,7 +89,8 @@ export class Board {
           sq.appendChild(pieceEl);
         }
       } else if (pieceEl) pieceEl.remove();
-      sq.classList.remove("selected", "dest", "capture", "relay", "last");
+      sq.classList.remove("selected", "dest", "capture", "relay", "last", "check");
+      if (name === this.checkSq) sq.classList.add("check");
       if (this.lastMove && (this.lastMove.from === name || this.lastMove.to === name)) sq.classList.add("last");
     }
     if (this.selected) {
