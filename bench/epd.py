@@ -24,8 +24,15 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-SUITES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "suites")
+from tqdm import tqdm
+
+from bench.engines import PING_TIMEOUT, Died, EngineError, EngineSpec, NoReply, start_engine
+from bench.outputs import check_output_path
+from bench.referee import GameState
+from bench.timecontrol import TimeControl
 import variants as _variants
+
+SUITES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "suites")
 
 VARIANTS = _variants.names()
 # Shipped suites: bench/suites/<variant>.epd for each registered variant that has one.
@@ -135,16 +142,18 @@ def _search_cardinal(pos, movetime: int, hash_mb: int):
     return out.get("best"), out
 
 
-class _ExternalUci:
+class _ExternalEngine:
+    """A UCI or XBoard engine searching each suite position for a fixed time."""
+
     def __init__(self, spec, variant):
-        from bench.match import start_engine
-        self.eng = start_engine(spec, spec.label, variant)
+        self.eng = start_engine(spec, spec.label, variant,
+                                warn=lambda msg: print(f"warning: {msg}", file=sys.stderr))
 
     def search(self, fen: str, variant: str, movetime: int):
-        from bench.match import GameState, Limits, PING_TIMEOUT
         g = GameState(variant, fen)
-        self.eng.new_game(g, Limits(None, 0, movetime=movetime))
-        t = self.eng.go(g, Limits(None, 0, movetime=movetime), [0, 0])
+        tc = TimeControl(None, 0, movetime=movetime)
+        self.eng.new_game(g, tc)
+        t = self.eng.go(g, tc, [0, 0])
         _, text = self.eng.wait_move(t + movetime / 1000 + PING_TIMEOUT)
         info = dict(self.eng.info)
         try:
@@ -160,12 +169,12 @@ def run_suite(entries, variant: str, movetime: int, hash_mb: int = 16, engine=No
     """Search every entry; returns a list of result dicts (id, fen, bm, am, move, solved, depth, score, time_ms)."""
     from engine.rules.position import Position
     results = []
-    ext = _ExternalUci(engine, variant) if engine is not None else None
+    ext = _ExternalEngine(engine, variant) if engine is not None else None
     it = entries
     bar = None
     if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=len(entries), unit="pos", file=sys.stderr, desc="epd")
+        # disable=None: a bar only when stderr is a terminal
+        bar = tqdm(total=len(entries), unit="pos", file=sys.stderr, desc="epd", disable=None)
     try:
         for e in it:
             pos = Position.from_fen(e.fen, variant)
@@ -218,6 +227,10 @@ def main(argv) -> int:
     ap.add_argument("--json", default=None, metavar="FILE", help="also write the results as JSON")
     ap.add_argument("--no-progress", action="store_true")
     a = ap.parse_args(argv)
+    err = check_output_path(a.json)
+    if err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     path = a.file
     if not os.path.exists(path) and a.file in SUITES:
         path = os.path.join(SUITES_DIR, a.file + ".epd")
@@ -233,7 +246,6 @@ def main(argv) -> int:
     try:
         entries = load_suite(path)
         if a.engine:
-            from bench.match import EngineSpec
             spec = EngineSpec.parse(a.engine)
         results = run_suite(entries, variant, a.movetime, a.hash, spec, not a.no_progress)
     except OSError as e:
@@ -242,12 +254,15 @@ def main(argv) -> int:
     except ValueError as e:
         print(f"error: {path}: {e}", file=sys.stderr)
         return 2
-    except Exception as e:
-        from bench.match import EngineError
-        if isinstance(e, EngineError):
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        raise
+    except EngineError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except Died:
+        print(f"error: engine {spec.label!r} exited during the run", file=sys.stderr)
+        return 1
+    except NoReply:
+        print(f"error: engine {spec.label!r} did not answer in time", file=sys.stderr)
+        return 1
     print_table(results)
     if a.json:
         n = sum(r["solved"] for r in results)

@@ -1,7 +1,7 @@
 """Perft benchmark: our numba perft against Fairy-Stockfish's ``go perft`` in the
 same run, on the same positions (``cardinal bench perft``).
 
-Positions (issue 2): the grand start position to depth 4, the chess start
+Positions: the grand start position to depth 4, the chess start
 position to depth 5 and Kiwipete (Chess Programming Wiki "Perft Results",
 position 2) to depth 4. ``--quick`` uses one ply less each (for tests).
 
@@ -9,7 +9,8 @@ Both sides count leaves in bulk at the last ply (our ``movegen.perft``;
 Stockfish's ``perft`` counts the move list at depth 1 as well), so nodes per
 second are comparable. Fairy-Stockfish is looked up on ``PATH`` as
 ``fairy-stockfish``, else at ``/usr/games/fairy-stockfish`` (Debian), or given
-with ``--fsf PATH``; it is driven over UCI: ``uci``, ``setoption name
+with ``--fsf PATH`` (:func:`bench.engines.find_fairy_stockfish`); it is driven
+over UCI (:class:`bench.engines.UciEngine`): ``uci``, ``setoption name
 UCI_Variant value V``, ``isready``, ``position startpos|fen ...``,
 ``go perft N``, reading until ``Nodes searched: N``. Its timing runs from
 sending ``go perft`` to reading that line (process start-up excluded).
@@ -27,11 +28,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
-import subprocess
 import sys
 import time
+
+from bench.engines import Died, EngineError, EngineSpec, NoReply, find_fairy_stockfish, start_engine
+from bench.outputs import check_output_path
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
@@ -42,78 +43,17 @@ POSITIONS = [
     ("kiwipete", "chess", KIWIPETE, 4),
 ]
 
-FSF_NAMES = ("fairy-stockfish",)
-FSF_FALLBACK = "/usr/games/fairy-stockfish"
+PERFT_TIMEOUT = 600.0   # s for one Fairy-Stockfish ``go perft``
 
 
-def find_fsf(explicit: str | None = None) -> str | None:
-    """Path of the Fairy-Stockfish executable: ``explicit``, else ``PATH``, else
-    /usr/games/fairy-stockfish; None if none is found."""
-    if explicit:
-        return explicit if os.access(explicit, os.X_OK) else None
-    for name in FSF_NAMES:
-        p = shutil.which(name)
-        if p:
-            return p
-    return FSF_FALLBACK if os.access(FSF_FALLBACK, os.X_OK) else None
-
-
-class UciEngine:
-    """A minimal UCI client for ``go perft`` (one engine process)."""
-
-    def __init__(self, path: str, timeout: float = 600.0):
-        self.timeout = timeout
-        self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.send("uci")
-        self.name = ""
-        for line in self._lines_until(lambda s: s == "uciok"):
-            if line.startswith("id name "):
-                self.name = line[len("id name "):]
-
-    def send(self, cmd: str) -> None:
-        self.proc.stdin.write(cmd + "\n")
-        self.proc.stdin.flush()
-
-    def _lines_until(self, done):
-        t_end = time.monotonic() + self.timeout
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError("Fairy-Stockfish exited unexpectedly")
-            line = line.strip()
-            yield line
-            if done(line):
-                return
-            if time.monotonic() > t_end:
-                raise TimeoutError("Fairy-Stockfish did not answer in time")
-
-    def ready(self) -> None:
-        self.send("isready")
-        for _ in self._lines_until(lambda s: s == "readyok"):
-            pass
-
-    def perft(self, variant: str, fen: str | None, depth: int) -> tuple[int, float]:
-        """(nodes, seconds) of ``go perft depth``."""
-        self.send(f"setoption name UCI_Variant value {variant}")
-        self.send("position startpos" if fen is None else f"position fen {fen}")
-        self.ready()
-        t0 = time.perf_counter()
-        self.send(f"go perft {depth}")
-        nodes = None
-        for line in self._lines_until(lambda s: s.startswith("Nodes searched")):
-            if line.startswith("Nodes searched"):
-                nodes = int(line.split(":")[1])
-        dt = time.perf_counter() - t0
-        return nodes, dt
-
-    def close(self) -> None:
-        try:
-            self.send("quit")
-            self.proc.wait(timeout=5)
-        except Exception:
-            self.proc.kill()
-            self.proc.wait()
+def fsf_perft(eng, variant: str, fen: str | None, depth: int) -> tuple[int, float]:
+    """(nodes, seconds) of Fairy-Stockfish's ``go perft depth`` (timed from sending it)."""
+    eng.set_variant(variant)
+    eng.position(fen)
+    eng.sync()
+    t0 = time.perf_counter()
+    nodes = eng.perft(depth, PERFT_TIMEOUT)
+    return nodes, time.perf_counter() - t0
 
 
 def _mnps(nodes, seconds):
@@ -140,6 +80,14 @@ def main(argv=None) -> int:
     if a.repeat < 1:
         print("error: --repeat must be at least 1", file=sys.stderr)
         return 2
+    err = check_output_path(a.json)
+    if err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    fsf_path = None if a.no_fsf else find_fairy_stockfish(a.fsf)
+    if a.fsf and fsf_path is None:
+        print(f"error: --fsf {a.fsf}: not an executable", file=sys.stderr)
+        return 2
 
     t0 = time.perf_counter()
     from engine.rules.position import Position
@@ -151,16 +99,12 @@ def main(argv=None) -> int:
     for _, variant, fen, _ in POSITIONS:        # per-position warm-up (tables, caches)
         Position.from_fen(fen, variant).perft(2)
 
-    fsf_path = None if a.no_fsf else find_fsf(a.fsf)
-    if a.fsf and fsf_path is None:
-        print(f"error: --fsf {a.fsf}: not an executable", file=sys.stderr)
-        return 2
     fsf = None
     if fsf_path:
         try:
-            fsf = UciEngine(fsf_path)
-        except (OSError, RuntimeError, TimeoutError) as e:
-            print(f"warning: cannot start Fairy-Stockfish ({fsf_path}): {e}", file=sys.stderr)
+            fsf = start_engine(EngineSpec(cmd=[fsf_path], name="Fairy-Stockfish"))
+        except EngineError as e:
+            print(f"warning: cannot start Fairy-Stockfish: {e}", file=sys.stderr)
             fsf = None
 
     results = []
@@ -181,20 +125,23 @@ def main(argv=None) -> int:
             if fsf is not None:
                 fbest = None
                 for _ in range(a.repeat):
-                    fnodes, fdt = fsf.perft(variant, fen, depth)
+                    fnodes, fdt = fsf_perft(fsf, variant, fen, depth)
                     fbest = fdt if fbest is None else min(fbest, fdt)
                 row.update(fsf_nodes=fnodes, fsf_seconds=fbest, fsf_mnps=_mnps(fnodes, fbest),
                            match=fnodes == nodes)
                 if row["mnps"] and row["fsf_mnps"]:
                     row["ratio"] = row["mnps"] / row["fsf_mnps"]
             results.append(row)
+    except (Died, NoReply, EngineError) as e:
+        print(f"error: Fairy-Stockfish ({fsf_path}) failed: {e or 'no answer'}", file=sys.stderr)
+        return 1
     finally:
         if fsf is not None:
-            fsf.close()
+            fsf.quit()
 
     print(f"engine import (numpy, numba): {import_s:.2f} s; first perft call (numba compile or cache load): "
           f"{first_call_s:.2f} s")
-    print(f"Fairy-Stockfish: {fsf.name + ' (' + fsf_path + ')' if fsf is not None else 'not run'}")
+    print(f"Fairy-Stockfish: {(fsf.id_name or 'Fairy-Stockfish') + ' (' + fsf_path + ')' if fsf is not None else 'not run'}")
     head = f"{'position':<12} {'depth':>5} {'nodes':>12} {'ours s':>8} {'ours Mnps':>9} " \
            f"{'FSF s':>8} {'FSF Mnps':>8} {'ratio':>6}  nodes agree"
     print(head)
@@ -205,7 +152,7 @@ def main(argv=None) -> int:
               f"{_fmt(r['fsf_seconds'], '8.3f'):>8} {_fmt(r['fsf_mnps'], '8.2f'):>8} {_fmt(r['ratio'], '6.2f'):>6}  {agree}")
     if a.json:
         out = {"import_s": import_s, "first_call_s": first_call_s, "fsf": fsf_path if fsf is not None else None,
-               "fsf_name": fsf.name if fsf is not None else None, "quick": a.quick, "repeat": a.repeat,
+               "fsf_name": fsf.id_name if fsf is not None else None, "quick": a.quick, "repeat": a.repeat,
                "results": results}
         with open(a.json, "w") as fh:
             json.dump(out, fh, indent=2)

@@ -11,19 +11,20 @@ in commit messages of functional changes).
 infinite searches (positions cycled over all variants) are stopped after
 200-400 ms, and the time from ``stop()`` to ``on_done`` is reported (ms).
 
-``--compare-fsf`` also runs Fairy-Stockfish (``/usr/games/fairy-stockfish``,
-1 thread, 16 MiB hash) on the same grand/chess positions to the same depth and prints its nps
+``--compare-fsf`` also runs Fairy-Stockfish (found on ``PATH`` or in
+``/usr/games``, 1 thread, 16 MiB hash) on the same grand/chess positions to the same depth and prints its nps
 side by side (it has no knightrelay).
 """
 from __future__ import annotations
 
 import argparse
-import shutil
-import subprocess
 import sys
 import time
 
+from bench.engines import Died, EngineError, EngineSpec, NoReply, find_fairy_stockfish, start_engine
+
 DEFAULT_DEPTH = 7
+FSF_TIMEOUT = 600.0   # s for one Fairy-Stockfish search
 
 import variants as _variants
 
@@ -53,35 +54,16 @@ def bench_variant(variant: str, depth: int, verbose: bool = False):
 def fsf_variant(variant: str, depth: int, exe: str):
     """Fairy-Stockfish on the same positions: (nodes, seconds) summed from its own final info lines."""
     from engine.rules.position import Position
-    p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-    def send(s):
-        p.stdin.write(s + "\n")
-        p.stdin.flush()
-    def until(prefix):
-        lines = []
-        while True:
-            ln = p.stdout.readline()
-            if not ln:
-                raise RuntimeError("fairy-stockfish exited")
-            lines.append(ln)
-            if ln.startswith(prefix):
-                return lines
-    send("uci"); until("uciok")
-    send(f"setoption name UCI_Variant value {variant}")
-    send("setoption name Threads value 1")
-    send("setoption name Hash value 16")
-    nodes, ms = 0, 0
-    for fen in POSITIONS[variant]:
-        fen = fen or Position.from_fen(None, variant).fen()
-        send("ucinewgame"); send("isready"); until("readyok")
-        send(f"position fen {fen}")
-        send(f"go depth {depth}")
-        lines = until("bestmove")
-        last = [ln for ln in lines if ln.startswith("info") and " nodes " in ln][-1].split()
-        nodes += int(last[last.index("nodes") + 1])
-        ms += int(last[last.index("time") + 1])
-    send("quit")
-    p.wait(5)
+    with start_engine(EngineSpec(cmd=[exe], name="Fairy-Stockfish",
+                                 options={"Threads": "1", "Hash": "16"})) as eng:
+        eng.set_variant(variant)
+        nodes, ms = 0, 0
+        for fen in POSITIONS[variant]:
+            eng.new_game()
+            eng.position(fen or Position.from_fen(None, variant).fen())
+            last = [i for i in eng.search(f"depth {depth}", FSF_TIMEOUT).infos if "nodes" in i and "time" in i][-1]
+            nodes += last["nodes"]
+            ms += last["time"]
     return nodes, ms / 1000.0
 
 
@@ -149,13 +131,15 @@ def main(argv) -> int:
         print(f"{v:12s} depth {a.depth}: nodes {n:10d}  time {t * 1000:8.0f} ms  nps {n / max(t, 1e-9):9.0f}"
               f"  (per CPU second {n / max(cpu, 1e-9):9.0f})")
         if a.compare_fsf and v in ("grand", "chess"):
-            exe = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"
+            exe = find_fairy_stockfish()
             try:
+                if exe is None:
+                    raise EngineError("not found on PATH or in /usr/games")
                 fn, ft = fsf_variant(v, a.depth, exe)
                 print(f"{'  fairy-sf':12s} depth {a.depth}: nodes {fn:10d}  time {ft * 1000:8.0f} ms  "
                       f"nps {fn / max(ft, 1e-9):9.0f}")
-            except (OSError, RuntimeError, ValueError, IndexError) as e:
-                print(f"  fairy-stockfish unavailable: {e}", file=sys.stderr)
+            except (EngineError, Died, NoReply, IndexError) as e:
+                print(f"  fairy-stockfish unavailable: {e or 'no answer'}", file=sys.stderr)
     print(f"Nodes searched: {total}")   # the signature: only variants in variants.BENCH_SIGNATURE are added
     print(f"Nodes/second: {int(total / max(secs, 1e-9))}")
     return 0

@@ -1,6 +1,7 @@
 """``cardinal bench startup``: how fast Cardinal answers a GUI, warm and cold.
 
-For each run a fresh engine process is started (``python -m engine``); the
+For each run a fresh engine process is started (this Python, ``-m engine``,
+from the same package as this command); the
 clock starts just before the process is spawned. Measured: time to ``uciok``
 after ``uci`` is written at once, time to ``readyok`` for an ``isready``
 written right after ``uciok`` (GUIs do the same: Cute Chess allows 35 s and
@@ -17,81 +18,65 @@ import json
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
+
+from bench.engines import Died, EngineError, EngineProcess, NoReply, cardinal_command
+from bench.outputs import check_output_path
 
 TIMEOUT = 600.0   # s per answer: a cold start on a slow machine compiles everything
 
 
-def _root() -> str:
-    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def measure_once(cmd: list[str], env: dict, variant: str | None = None) -> dict:
-    """One start: {'uciok': s, 'readyok': s, 'bestmove': s} (seconds from spawn). Raises ``RuntimeError``."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                         text=True, bufsize=1, env=env, start_new_session=True)
+def measure_once(cmd: list[str], env: dict | None, variant: str | None = None, cwd: str | None = None,
+                 timeout: float = TIMEOUT) -> dict:
+    """One start: {'uciok': s, 'readyok': s, 'bestmove': s} (seconds from spawn, each taken
+    when the line was read). Raises ``RuntimeError`` naming the missing answer."""
+    t0 = time.monotonic()
+    p = EngineProcess(cmd, "startup", cwd, env)
     out = {}
-
-    def _kill():
-        try:
-            os.killpg(p.pid, 9)
-        except OSError:
-            pass
-
-    watchdog = threading.Timer(TIMEOUT, _kill)     # readline blocks: the timer ends a hung engine
-    watchdog.start()
     try:
-        p.stdin.write("uci\n")
-        p.stdin.flush()
+        p.send("uci")
         for want in ("uciok", "readyok", "bestmove"):
+            deadline = time.monotonic() + timeout
             while True:
-                line = p.stdout.readline()
-                if not line:
-                    raise RuntimeError(f"engine exited (or was killed after {TIMEOUT:g} s) before {want!r}")
+                try:
+                    t, line = p.readline(deadline)
+                except NoReply:
+                    raise RuntimeError(f"no {want!r} within {timeout:g} s") from None
+                except Died:
+                    raise RuntimeError(f"engine exited before {want!r}{p.stderr_text()}") from None
                 if line.split()[:1] == [want]:
-                    out[want] = time.perf_counter() - t0
+                    out[want] = t - t0
                     break
-            if want == "readyok":
-                p.stdin.write("position startpos\ngo movetime 300\n")
-                p.stdin.flush()
             if want == "uciok":
                 if variant:
-                    p.stdin.write(f"setoption name UCI_Variant value {variant}\n")
-                p.stdin.write("isready\n")
-                p.stdin.flush()
-        p.stdin.write("quit\n")
-        p.stdin.flush()
-        p.wait(timeout=10)
+                    p.send(f"setoption name UCI_Variant value {variant}")
+                p.send("isready")
+            elif want == "readyok":
+                p.send("position startpos")
+                p.send("go movetime 300")
+    except Died:
+        raise RuntimeError(f"engine closed its input{p.stderr_text()}") from None
     finally:
-        watchdog.cancel()
-        if p.poll() is None:
-            try:
-                os.killpg(p.pid, 9)
-            except OSError:
-                pass
-            p.wait()
+        p.quit(timeout=10)
     return out
 
 
-def run(cmd: list[str], warm_reps: int, cold_reps: int, variant: str | None = None, log=None) -> dict:
+def run(cmd: list[str], warm_reps: int, cold_reps: int, variant: str | None = None, log=None,
+        cwd: str | None = None) -> dict:
     base = dict(os.environ)
-    base["PYTHONPATH"] = _root() + (os.pathsep + base["PYTHONPATH"] if base.get("PYTHONPATH") else "")
     results = {"warm": [], "cold": []}
     if warm_reps:
-        measure_once(cmd, base, variant)       # populate the cache (not measured)
+        measure_once(cmd, base, variant, cwd)       # populate the cache (not measured)
         for _ in range(warm_reps):
-            results["warm"].append(measure_once(cmd, base, variant))
+            results["warm"].append(measure_once(cmd, base, variant, cwd))
             if log:
                 log(f"warm: {results['warm'][-1]}")
     for _ in range(cold_reps):
         with tempfile.TemporaryDirectory(prefix="cardinal-numba-") as d:
             env = dict(base, NUMBA_CACHE_DIR=d)
-            results["cold"].append(measure_once(cmd, env, variant))
+            results["cold"].append(measure_once(cmd, env, variant, cwd))
             if log:
                 log(f"cold: {results['cold'][-1]}")
     return results
@@ -122,10 +107,27 @@ def main(argv) -> int:
     if a.warm < 0 or a.cold < 0 or a.warm + a.cold == 0:
         print("error: need at least one run (--warm N / --cold N)", file=sys.stderr)
         return 2
-    cmd = shlex.split(a.cmd) if a.cmd else [sys.executable, "-m", "engine"]
+    err = check_output_path(a.json)
+    if err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if a.cmd:
+        try:
+            cmd, cwd = shlex.split(a.cmd), None
+        except ValueError as e:
+            print(f"error: --cmd: {e}", file=sys.stderr)
+            return 2
+        if not cmd:
+            print("error: --cmd: empty command", file=sys.stderr)
+            return 2
+    else:
+        cmd, cwd = cardinal_command()
     log = (lambda s: print(s, file=sys.stderr)) if a.verbose else None
     try:
-        results = run(cmd, a.warm, a.cold, a.variant, log)
+        results = run(cmd, a.warm, a.cold, a.variant, log, cwd)
+    except EngineError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except (RuntimeError, OSError) as e:
         print(f"error: {shlex.join(cmd)}: {e}", file=sys.stderr)
         return 1

@@ -1,6 +1,8 @@
 """Drive the real ``cardinal`` process (``python -m engine``) over pipes, with timeouts.
 
-Every wait has a timeout, so a hung engine fails a test instead of hanging it::
+A thin test wrapper over the engine client's process class
+(:class:`bench.engines.EngineProcess`). Every wait has a timeout, so a hung
+engine fails a test instead of hanging it::
 
     with EngineProcess() as e:
         e.send("uci")
@@ -9,12 +11,10 @@ Every wait has a timeout, so a hung engine fails a test instead of hanging it::
 from __future__ import annotations
 
 import os
-import queue
 import re
-import subprocess
-import sys
-import threading
 import time
+
+from bench import engines
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -24,48 +24,37 @@ class EngineTimeout(AssertionError):
 
 
 class EngineProcess:
-    """A running engine; ``lines`` keeps every stdout line in order."""
+    """A running engine (the checkout's sources); ``lines`` keeps every stdout line read, in order."""
 
     def __init__(self, env: dict | None = None, args: tuple = ()):
         e = dict(os.environ)
-        e["PYTHONPATH"] = ROOT + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
         e["PYTHONUNBUFFERED"] = "1"
         if env:
             e.update(env)
+        cmd, cwd = engines.cardinal_command()
+        assert os.path.samefile(cwd, ROOT), f"tests import the engine from {cwd}, not the checkout {ROOT}"
         self.t0 = time.monotonic()
-        self.proc = subprocess.Popen([sys.executable, "-m", "engine", *args], cwd=ROOT, env=e,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.q: queue.Queue = queue.Queue()
+        self.p = engines.EngineProcess(cmd + list(args), "cardinal", cwd, e, stderr_lines=5000)
+        self.proc = self.p.proc
         self.lines: list[str] = []
-        self.stderr: list[str] = []
-        threading.Thread(target=self._pump, args=(self.proc.stdout, self.q), daemon=True).start()
-        threading.Thread(target=self._pump_err, daemon=True).start()
 
-    @staticmethod
-    def _pump(stream, q):
-        for raw in iter(stream.readline, b""):
-            q.put(raw.decode("utf-8", "replace").rstrip("\r\n"))
-        q.put(None)
-
-    def _pump_err(self):
-        for raw in iter(self.proc.stderr.readline, b""):
-            self.stderr.append(raw.decode("utf-8", "replace").rstrip("\n"))
+    @property
+    def stderr(self) -> list[str]:
+        return list(self.p.stderr_tail)
 
     # ------------------------------------------------------------ I/O
     def send(self, *lines: str | bytes) -> None:
-        data = b"".join((ln if isinstance(ln, bytes) else ln.encode()) + b"\n" for ln in lines)
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+        self.p.write(b"".join((ln if isinstance(ln, bytes) else ln.encode()) + b"\n" for ln in lines))
 
     def read_line(self, timeout: float) -> str:
         try:
-            line = self.q.get(timeout=timeout)
-        except queue.Empty:
+            _, line = self.p.readline(time.monotonic() + timeout)
+        except engines.NoReply:
             raise EngineTimeout(f"no output within {timeout} s; last lines: {self.lines[-8:]}\n"
                                 f"stderr: {self.stderr[-20:]}") from None
-        if line is None:
-            self.q.put(None)
-            raise EngineTimeout(f"engine closed stdout; last lines: {self.lines[-8:]}\nstderr: {self.stderr[-30:]}")
+        except engines.Died:
+            raise EngineTimeout(f"engine closed stdout; last lines: {self.lines[-8:]}\n"
+                                f"stderr: {self.stderr[-30:]}") from None
         self.lines.append(line)
         return line
 
@@ -90,11 +79,8 @@ class EngineProcess:
         got = []
         while True:
             try:
-                line = self.q.get(timeout=quiet)
-            except queue.Empty:
-                return got
-            if line is None:
-                self.q.put(None)
+                _, line = self.p.readline(time.monotonic() + quiet)
+            except (engines.NoReply, engines.Died):
                 return got
             self.lines.append(line)
             got.append(line)
@@ -105,22 +91,8 @@ class EngineProcess:
 
     # ------------------------------------------------------------ life cycle
     def close(self, timeout: float = 5.0) -> int | None:
-        if self.proc.poll() is None:
-            try:
-                self.send("quit")
-            except (BrokenPipeError, OSError):
-                pass
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        for s in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                s.close()
-            except OSError:
-                pass
-        return self.proc.returncode
+        """``quit``, wait up to ``timeout`` s, then kill the process group; the exit status."""
+        return self.p.quit(timeout=timeout)
 
     def __enter__(self):
         return self

@@ -9,6 +9,8 @@ UCI modes (answer the handshake normally unless said otherwise):
             grandchild ``sleep 300`` and write its pid there (process-group test)
   noready   ``uciok`` but never ``readyok``
   novariant ``uciok`` without a UCI_Variant option
+Every UCI mode declares a string option ``Style`` and refuses every value but ``calm``
+with an ``info string error:`` line.
 XBoard modes (``protover 2`` -> features with usermove=1 ping=1):
   xb-claim  answer every ``usermove`` with ``Illegal move: M``; plays e7e5/g8f6 as Black
   xb-resign on ``go`` or ``usermove`` answer ``resign``
@@ -43,7 +45,10 @@ for line in sys.stdin:
         out("id name Fake " + mode)
         if mode != "novariant":
             out("option name UCI_Variant type combo default chess var chess var standard")
+        out("option name Style type string default calm")
         out("uciok")
+    elif cmd == "setoption" and tok[2:3] == ["Style"] and tok[-1] != "calm":
+        out("info string error: setoption Style: no such style " + tok[-1])
     elif cmd == "isready":
         if mode != "noready":
             out("readyok")

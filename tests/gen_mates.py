@@ -9,7 +9,7 @@ some have white knights next to white pieces (knightrelay relay). Candidates are
 those our engine scores as mate in 1..3; every kept position is then verified
 independently, and only the independently verified distance is written:
 
-* grand: Fairy-Stockfish (``/usr/games/fairy-stockfish``, ``UCI_Variant grand``,
+* grand: Fairy-Stockfish (on ``PATH`` or in ``/usr/games``, ``UCI_Variant grand``,
   ``go depth 2N+6``) must report ``score mate N``;
 * knightrelay: exhaustive search with the plain reference generator
   ``tests/kr_reference.py`` (forced mate within N, not within N-1);
@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -32,8 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from engine.rules.position import Position            # noqa: E402
 from engine.rules import layout as L                  # noqa: E402
 from engine.rules import movegen as G                 # noqa: E402
-
-FSF = "/usr/games/fairy-stockfish"
+from bench.engines import EngineSpec, find_fairy_stockfish, start_engine   # noqa: E402
 
 # Hand-built positions, verified like the random ones. grand: White owns Q, C, A and two
 # R, B, N, so by the promotion limits a pawn on ranks 8-9 cannot promote; the mate is given
@@ -125,34 +123,21 @@ def engine_mate(pos, depth):
 
 # ---------------------------------------------------------------- verifiers
 class Fsf:
+    """Fairy-Stockfish as the grand verifier (the UCI client of bench/engines.py)."""
+
     def __init__(self, variant):
-        self.p = subprocess.Popen([FSF], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        self.send("uci"); self.until("uciok")
-        self.send(f"setoption name UCI_Variant value {variant}")
-        self.send("setoption name Threads value 1")
-
-    def send(self, s):
-        self.p.stdin.write(s + "\n")
-        self.p.stdin.flush()
-
-    def until(self, prefix):
-        out = []
-        while True:
-            ln = self.p.stdout.readline()
-            if not ln:
-                raise RuntimeError("fairy-stockfish died")
-            out.append(ln.strip())
-            if ln.startswith(prefix):
-                return out
+        path = find_fairy_stockfish()
+        if path is None:
+            raise SystemExit("Fairy-Stockfish not found (PATH, /usr/games)")
+        self.eng = start_engine(EngineSpec(cmd=[path], name="Fairy-Stockfish", options={"Threads": "1"}),
+                                variant=variant)
+        self.eng.set_variant(variant)
 
     def mate(self, fen, n):
-        self.send("ucinewgame"); self.send("isready"); self.until("readyok")
-        self.send(f"position fen {fen}")
-        self.send(f"go depth {2 * n + 6}")
-        lines = [ln for ln in self.until("bestmove") if " score " in ln]
-        t = lines[-1].split()
-        i = t.index("score")
-        return int(t[i + 2]) if t[i + 1] == "mate" else None
+        self.eng.new_game()
+        self.eng.position(fen)
+        sc = self.eng.search(f"depth {2 * n + 6}", 600.0).last.get("score")
+        return sc[1] if sc and sc[0] == "mate" else None
 
 
 def kr_mates_within(pos, n, R):

@@ -127,9 +127,19 @@ def test_bench_perft_bad_args():
     assert r.returncode == 2
 
 
+@pytest.mark.timing
 def test_bench_stop_latency_reports_milliseconds():
     r = run("bench", "--stop-latency", "3")
     assert r.returncode == 0, r.stderr
     m = re.search(r"stop latency over 3 searches: mean ([\d.]+) ms, median ([\d.]+) ms, max ([\d.]+) ms", r.stdout)
     assert m, r.stdout
     assert float(m.group(3)) < 500        # generous: the target (20 ms) is for the benchmark, not the test
+
+
+@pytest.mark.parametrize("where", ["missing directory", "a directory"])
+def test_bench_perft_bad_json_path_fails_before_the_run(tmp_path, where):
+    path = tmp_path / "no" / "perft.json" if where == "missing directory" else tmp_path
+    r = run("bench", "perft", "--quick", "--no-fsf", "--json", str(path))
+    assert r.returncode == 2 and r.stdout == ""           # nothing was counted
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --json") and "Traceback" not in r.stderr, r.stderr

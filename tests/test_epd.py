@@ -1,6 +1,7 @@
 """``cardinal bench epd`` and the shipped suites in bench/suites/."""
 import json
 import os
+import sys
 
 import pytest
 
@@ -56,6 +57,7 @@ def test_knightrelay_mates_are_mates_and_complete():
     assert kinds == {"mate in 1", "mate in 2"}
 
 
+@pytest.mark.timing       # the solve rate at 200 ms a position depends on the CPU time the search gets
 def test_bench_epd_cli_with_cardinal(tmp_path, capsys):
     out = tmp_path / "r.json"
     rc = E.main(["knightrelay", "--movetime", "200", "--no-progress", "--json", str(out)])
@@ -73,3 +75,24 @@ def test_bench_epd_bad_input(tmp_path, capsys):
     bad.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm Ke4;\n")
     assert E.main([str(bad), "--movetime", "50", "--no-progress"]) == 2
     assert "Ke4" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["missing directory", "a directory"])
+def test_bench_epd_bad_json_path_fails_before_the_run(tmp_path, capsys, where):
+    path = tmp_path / "no" / "r.json" if where == "missing directory" else tmp_path
+    rc = E.main(["knightrelay", "--movetime", "50", "--no-progress", "--json", str(path)])
+    assert rc == 2
+    c = capsys.readouterr()
+    assert c.out == ""                       # nothing was searched
+    err = c.err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --json") and str(path) in err[0], c.err
+    assert not (tmp_path / "no").exists()
+
+
+def test_bench_epd_engine_that_dies_is_a_one_line_error(capsys):
+    fake = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_engine.py")
+    rc = E.main(["chess", "--movetime", "50", "--no-progress",
+                 "--engine", f"cmd='{sys.executable} {fake} crash' name=Crashy"])
+    assert rc == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:") and "Crashy" in err[0], err

@@ -1,4 +1,5 @@
-"""The match runner (bench/match.py) with real Debian engines and scripted fake engines.
+"""The match runner (bench/match.py and its parts: engines, referee, openings, PGN,
+time control) with real Debian engines and scripted fake engines.
 
 Real engines: Fairy-Stockfish (UCI) and Sjaak II (XBoard) from /usr/games or PATH;
 those tests skip when the binaries are missing (and fail under CI=true).
@@ -6,7 +7,6 @@ those tests skip when the binaries are missing (and fail under CI=true).
 import io
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -14,19 +14,19 @@ import time
 
 import pytest
 
+from bench import engines as E
 from bench import match as M
+from bench import openings as O
+from bench import referee as R
+from bench import timecontrol as T
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FAKE = os.path.join(HERE, "fake_engine.py")
 
 
-def _find(name):
-    return shutil.which(name) or shutil.which(name, path="/usr/games")
-
-
-FSF = _find("fairy-stockfish")
-SJAAK = _find("sjaakii")
+FSF = E.find_fairy_stockfish()
+SJAAK = E.find_sjaak()
 
 
 def _need(path, name):
@@ -76,30 +76,30 @@ def tags_of(pgn_text):
 
 # ------------------------------------------------------------------ pure helpers
 def test_engine_spec_parse():
-    s = M.EngineSpec.parse("cmd='python -m engine' proto=xboard name=My\\ Engine option.Hash=64 arg=-x dir=/tmp")
+    s = E.EngineSpec.parse("cmd='python -m engine' proto=xboard name=My\\ Engine option.Hash=64 arg=-x dir=/tmp")
     assert s.cmd == ["python", "-m", "engine", "-x"] and s.proto == "xboard"
     assert s.name == "My Engine" and s.options == {"Hash": "64"} and s.dir == "/tmp"
     for bad in ("proto=uci", "cmd=x proto=cecp", "cmd=x bogus=1", "cmd=x name"):
         with pytest.raises(ValueError):
-            M.EngineSpec.parse(bad)
+            E.EngineSpec.parse(bad)
 
 
 def test_parse_tc_and_pgn_timecontrol():
-    assert M.parse_tc("5+0.05") == (5.0, 0.05)
-    assert M.parse_tc("40") == (40.0, 0.0)
+    assert T.parse_tc("5+0.05") == (5.0, 0.05)
+    assert T.parse_tc("40") == (40.0, 0.0)
     for bad in ("", "abc", "0+1", "5+-1", "40/60"):
         with pytest.raises(ValueError):
-            M.parse_tc(bad)
-    assert M.Limits(5, 0.05).pgn() == "5+0.05"
-    assert M.Limits(None, 0, movetime=500).pgn() == "0.5/move"
-    assert M.Limits(None, 0, depth=3).pgn() == "inf"
+            T.parse_tc(bad)
+    assert T.TimeControl(5, 0.05).pgn() == "5+0.05"
+    assert T.TimeControl(None, 0, movetime=500).pgn() == "0.5/move"
+    assert T.TimeControl(None, 0, depth=3).pgn() == "inf"
 
 
-@pytest.mark.parametrize("variant", sorted(M.OPENINGS))
+@pytest.mark.parametrize("variant", sorted(O.OPENINGS))
 def test_builtin_openings_are_legal(variant):
     from engine.rules.position import Position
-    assert len(M.OPENINGS[variant]) >= 4
-    for line in M.OPENINGS[variant]:
+    assert len(O.OPENINGS[variant]) >= 4
+    for line in O.OPENINGS[variant]:
         pos = Position.from_fen(None, variant)
         for u in line.split():
             pos.push_uci(u)       # raises if illegal
@@ -107,12 +107,12 @@ def test_builtin_openings_are_legal(variant):
 
 
 def test_cecp_rank_shift_on_10_rank_boards():
-    g = M.GameState("grand", None)
+    g = R.GameState("grand", None)
     assert g.pos.uci(g.parse("e2e4", zero_based=True)) == "e3e5"       # CECP 0-based -> e3e5
     assert g.pos.uci(g.parse("e3e5", zero_based=False)) == "e3e5"
     g.push(g.parse("e3e5", False))
     assert g.uci0 == ["e2e4"] and g.uci == ["e3e5"]
-    c = M.GameState("chess", None)
+    c = R.GameState("chess", None)
     assert c.pos.uci(c.parse("e2e4", zero_based=True)) == "e2e4"       # 8x8: no shift
     assert c.pos.uci(c.parse("Nf3", zero_based=False)) == "g1f3"       # SAN fallback
     with pytest.raises(ValueError):
@@ -124,11 +124,11 @@ def test_cecp_rank_shift_on_10_rank_boards():
 def test_load_openings(tmp_path):
     f = tmp_path / "o.epd"
     f.write_text("# comment\n\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"x\";\n")
-    ops = M.load_openings(str(f), "chess")
+    ops = O.load_openings(str(f), "chess")
     assert len(ops) == 1 and ops[0].fen.split()[1] == "b"
     f.write_text("not a fen\n")
     with pytest.raises(ValueError, match="o.epd:1"):
-        M.load_openings(str(f), "chess")
+        O.load_openings(str(f), "chess")
 
 
 # ------------------------------------------------------------------ real engines
@@ -292,21 +292,20 @@ def test_nonexistent_command_is_a_clear_error(tmp_path):
                              "--engine", fake_spec("illegal")], tmp_path)
     assert rc == 2
     assert "Ghost" in err and "/nonexistent/engine-xyz" in err and "Traceback" not in err
-    assert not M._LIVE
+    assert not E.live_processes()
 
 
 def test_silent_engine_times_out_and_leaves_no_process(tmp_path):
     pidfile = tmp_path / "pid"
     os.environ["FAKE_PIDFILE"] = str(pidfile)
     try:
-        t0 = time.monotonic()
         rc, pgn, out, err = run(["--engine", fake_spec("illegal"), "--engine",
                                  f"cmd='{sys.executable} {FAKE} silent' name=Mute",
                                  "--handshake-timeout", "2", "--debug"], tmp_path)
     finally:
         del os.environ["FAKE_PIDFILE"]
-    assert rc == 2 and time.monotonic() - t0 < 15
-    assert "Mute" in err and "uciok" in err
+    assert rc == 2
+    assert "Mute" in err and "no 'uciok' within 2 s" in err      # the given timeout fired, not the default
     pids = [int(p) for p in re.findall(r"started pid (\d+)", err)]
     assert len(pids) == 2
     pids.append(int(pidfile.read_text()))           # the fake's own child (same process group)
@@ -314,7 +313,7 @@ def test_silent_engine_times_out_and_leaves_no_process(tmp_path):
     while not all(_pid_gone(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert all(_pid_gone(p) for p in pids), pids
-    assert not M._LIVE
+    assert not E.live_processes()
 
 
 def test_engine_without_readyok_or_variant(tmp_path):
@@ -339,7 +338,7 @@ def test_unwritable_pgn_is_an_error_before_engines_start(tmp_path, capsys):
     rc = M.main(["--engine", fake_spec("illegal"), "--engine", fake_spec("illegal"), "--no-progress",
                  "--pgn", str(tmp_path / "no" / "such" / "dir.pgn")])
     assert rc == 2 and capsys.readouterr().err.startswith("error:")
-    assert not M._LIVE
+    assert not E.live_processes()
 
 
 def test_ctrl_c_keeps_pgn_and_kills_engines(tmp_path):
@@ -366,7 +365,9 @@ def test_ctrl_c_keeps_pgn_and_kills_engines(tmp_path):
     assert n >= 1 and text.count("[Result ") == n and text.rstrip().endswith(("1-0", "0-1", "1/2-1/2"))
     pids = [int(x) for x in re.findall(r"started pid (\d+)", err)]
     assert len(pids) >= 2
-    time.sleep(0.2)
+    deadline = time.monotonic() + 10
+    while not all(_pid_gone(x) for x in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert all(_pid_gone(x) for x in pids)
     assert "Score of A vs B" in out
 
@@ -387,7 +388,27 @@ def test_sprt_stops_early_and_progress_bar(tmp_path):
     assert re.search(r"SPRT: llr -?\d+\.\d\d \(-0\.20, 0\.20\) \[0, 200\]: H[01] accepted", o), o
     n = int(re.search(r"Score of A vs B: \d+ - \d+ - \d+ \[[\d.]+\] (\d+)", o).group(1))
     assert 1 <= n < 200 and pgn.read_text().count("[Event ") >= n
-    assert "A vs B" in err.getvalue() and "game" in err.getvalue()     # the tqdm bar
+    assert "A vs B" not in err.getvalue() and "\r" not in err.getvalue()   # stderr is no terminal: no bar
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_bar_only_on_a_terminal(tmp_path, tty):
+    out, err = io.StringIO(), (_Tty() if tty else io.StringIO())
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        rc = M.main(["--engine", fake_spec("illegal"), "--engine", fake_spec("none"), "--depth", "1",
+                     "--games", "2", "--pgn", str(tmp_path / "p.pgn")])
+    finally:
+        sys.stdout, sys.stderr = old
+    assert rc == 0, err.getvalue()
+    assert ("Fake vs Fake (2)" in err.getvalue() and "2/2" in err.getvalue()) == tty, err.getvalue()
+    assert "Score of Fake vs Fake (2): 1 - 1 - 0" in out.getvalue()     # the summary either way
 
 
 def test_pgn_to_stdout_without_pgn_option():
@@ -415,3 +436,104 @@ def test_uci_options_and_per_game_sequence(tmp_path):
     assert lines[i - 1] == "FSF > setoption name UCI_Variant value chess"
     assert lines[i + 1:i + 5] == ["FSF > isready", "FSF > position startpos moves e2e4 e7e5 g1f3 b8c6",
                                   "FSF > isready", "FSF > go depth 1"]
+
+
+# ------------------------------------------------------------------ the runner's own engines
+def test_own_cardinal_runs_the_same_engine_package(tmp_path, monkeypatch):
+    # a checkout-like 'engine' package in the working directory must not replace the running one
+    decoy = tmp_path / "engine"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("")
+    (decoy / "__main__.py").write_text("print('id name Decoy')\n")
+    monkeypatch.chdir(tmp_path)
+    spec = E.EngineSpec.cardinal()
+    assert spec.cmd == [sys.executable, "-m", "engine"]
+    probe = spec.cmd[:-2] + ["-c", "import engine; print(engine.__file__)"]
+    r = subprocess.run(probe, cwd=spec.dir, env=spec.env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    import engine
+    assert os.path.samefile(r.stdout.strip(), engine.__file__)
+    cmd, cwd = E.cardinal_command()          # the same for bench startup and the tests' client
+    assert cmd == spec.cmd and cwd == spec.dir
+
+
+@pytest.mark.parametrize("alias", ["standard", "normal"])
+def test_variant_aliases_of_chess(tmp_path, alias):
+    rc, pgn, out, err = run(["--variant", alias, "--engine", fake_spec("illegal"), "--engine", fake_spec("none"),
+                             "--depth", "1", "--games", "2"], tmp_path)
+    assert rc == 0, err
+    games = tags_of(pgn)
+    assert len(games) == 2 and all("Variant" not in g for g in games)      # played as chess
+    assert [g["Termination"] for g in games] == ["illegal move", "illegal move"]
+
+
+# ------------------------------------------------------------------ engine options
+def test_option_names_with_spaces_need_quoting():
+    for text in ("cmd=x 'option.Move Overhead=20'", 'cmd=x "option.Move Overhead=20"',
+                 "cmd=x option.Move\\ Overhead=20"):
+        assert E.EngineSpec.parse(text).options == {"Move Overhead": "20"}, text
+    with pytest.raises(ValueError, match="quote"):
+        E.EngineSpec.parse("cmd=x option.Move Overhead=20")
+
+
+def _warnings(err):
+    return [ln for ln in err.splitlines() if ln.startswith("warning:")]
+
+
+def test_unknown_or_refused_option_is_a_warning(tmp_path):
+    rc, pgn, out, err = run(["--engine", fsf_spec() + " option.Bogus=1 option.Hash=abc option.Threads=1",
+                             "--engine", fake_spec("illegal"), "--depth", "1", "--games", "1"], tmp_path)
+    assert rc == 0, err
+    w = _warnings(err)
+    assert any("'FSF'" in ln and "'Bogus'" in ln and "unknown option" in ln for ln in w), err
+    assert any("'FSF'" in ln and "'Hash'" in ln and "'abc'" in ln for ln in w), err
+    assert not any("'Threads'" in ln for ln in w), err
+    assert len(w) == 2, w
+
+
+def test_option_refused_by_the_engine_is_a_warning(tmp_path):
+    # the fake declares no spin limits for 'Style' but answers its setoption with an error line
+    rc, pgn, out, err = run(["--engine", fake_spec("illegal") + " option.Style=wild",
+                             "--engine", fake_spec("none"), "--depth", "1", "--games", "1"], tmp_path)
+    assert rc == 0, err
+    w = _warnings(err)
+    assert len(w) == 1 and "'Fake'" in w[0] and "Style" in w[0] and "refused" in w[0], err
+
+
+def test_movetime_and_move_overhead():
+    own, other = E.EngineSpec.cardinal(), E.EngineSpec.parse("cmd=x name=X")
+    mine = E.EngineSpec.cardinal(**{"Move Overhead": "7"})
+    tuned = M.tuned_specs([own, other, mine], T.TimeControl(None, 0, movetime=50))
+    assert tuned[0].options == {"Move Overhead": "10"}        # a fifth of the movetime
+    assert tuned[1].options == {} and tuned[2].options == {"Move Overhead": "7"}
+    assert M.tuned_specs([own], T.TimeControl(None, 0, movetime=5000))[0].options == {"Move Overhead": "100"}
+    assert M.tuned_specs([own], T.TimeControl(5, 0.05))[0].options == {}
+    assert own.options == {}                                  # the caller's spec is not changed
+
+
+def test_movetime_at_or_below_an_engines_overhead_warns(tmp_path):
+    # Fairy-Stockfish declares Move Overhead default 30; the fake declares none (100 ms assumed)
+    rc, pgn, out, err = run(["--engine", fsf_spec(), "--engine", fake_spec("illegal"), "--movetime", "30",
+                             "--games", "1"], tmp_path)
+    assert rc == 0, err
+    w = _warnings(err)
+    assert len(w) == 2, w
+    assert any("'FSF'" in ln and "--movetime 30" in ln and "(30 ms)" in ln for ln in w), w
+    assert any("'Fake'" in ln and "100 ms" in ln for ln in w), w
+    rc, pgn, out, err = run(["--engine", fsf_spec() + " option.Move\\ Overhead=5", "--engine", fake_spec("illegal"),
+                             "--movetime", "30", "--games", "1"], tmp_path, "b.pgn")
+    assert rc == 0, err
+    w = _warnings(err)
+    assert len(w) == 1 and "'Fake'" in w[0], w              # the user set FSF's overhead
+
+
+@pytest.mark.timing
+def test_own_cardinal_gets_an_overhead_that_suits_the_movetime(tmp_path):
+    rc, pgn, out, err = run(["--engine", fake_spec("illegal"), "--movetime", "60", "--games", "1", "--debug",
+                             "--ready-timeout", "120", "--handshake-timeout", "120"], tmp_path)
+    assert rc == 0, err
+    assert "Cardinal > setoption name Move Overhead value 12" in err
+    assert not any("Cardinal" in ln for ln in _warnings(err)), _warnings(err)
+    t = tags_of(pgn)
+    assert t[0]["White"] == "Cardinal" and t[0]["Termination"] == "illegal move"
+    assert re.search(r"\{[+-][\d.M]+/\d+ 0\.0[2-9]\d*s[,}]", pgn), pgn      # it used the time (not 1 ms)

@@ -7,19 +7,20 @@ stalls by either side. Skips when a binary is missing (outside CI); fails when
 it is missing and CI=true.
 """
 import os
-import shutil
 import sys
 
 import pytest
 
 from bench import match as M
+from bench.engines import EngineSpec, find_fairy_stockfish, find_sjaak
+from bench.timecontrol import TimeControl
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FAULTS = {"illegal move", "time forfeit", "abandoned", "stalled connection", "adjudication"}
 
 
 def _binary(name):
-    path = shutil.which(name) or shutil.which(name, path="/usr/games")
+    path = {"fairy-stockfish": find_fairy_stockfish, "sjaakii": find_sjaak}[name]()
     if path is None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"{name} is not installed; .ci/run installs it with apt-get")
@@ -28,14 +29,12 @@ def _binary(name):
 
 
 def _cardinal(proto):
-    spec = M.EngineSpec.cardinal()
-    spec.proto = proto
-    return spec
+    return EngineSpec.cardinal(proto=proto)
 
 
-def _play(opponent: M.EngineSpec, cardinal_proto: str, tmp_path):
+def _play(opponent: EngineSpec, cardinal_proto: str, tmp_path):
     cfg = M.MatchConfig(engines=[_cardinal(cardinal_proto), opponent], variant="grand", games=2,
-                        limits=M.Limits(2.0, 0.05), pgn_path=str(tmp_path / "games.pgn"),
+                        tc=TimeControl(2.0, 0.05), pgn_path=str(tmp_path / "games.pgn"),
                         progress=False, ready_timeout=120.0, handshake_timeout=120.0)
     res = M.run_match(cfg)
     assert res.error is None and not res.interrupted
@@ -52,11 +51,11 @@ def _play(opponent: M.EngineSpec, cardinal_proto: str, tmp_path):
 
 def test_cardinal_vs_fairy_stockfish_uci(tmp_path):
     fsf = _binary("fairy-stockfish")
-    res = _play(M.EngineSpec(cmd=[fsf], proto="uci", name="Fairy-Stockfish"), "uci", tmp_path)
+    res = _play(EngineSpec(cmd=[fsf], proto="uci", name="Fairy-Stockfish"), "uci", tmp_path)
     print(res.score_line())
 
 
 def test_cardinal_vs_sjaak_xboard(tmp_path):
     sjaak = _binary("sjaakii")
-    res = _play(M.EngineSpec(cmd=[sjaak], proto="xboard", name="Sjaak II"), "xboard", tmp_path)
+    res = _play(EngineSpec(cmd=[sjaak], proto="xboard", name="Sjaak II"), "xboard", tmp_path)
     print(res.score_line())

@@ -29,52 +29,43 @@ from __future__ import annotations
 
 import argparse
 import random
-import shutil
-import subprocess
 import sys
 
+from bench.engines import EngineSpec, find_fairy_stockfish, start_engine
 from engine.rules import layout as L
 
 
+SEARCH_TIMEOUT = 600.0   # s for one Fairy-Stockfish search
+
+
 class Fsf:
+    """Fairy-Stockfish for one variant, over the UCI client of bench/engines.py."""
+
     def __init__(self, path, variant):
-        self.p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        self.send("uci")
-        self.wait("uciok")
-        if variant != "chess":
-            self.send(f"setoption name UCI_Variant value {variant}")
-        self.send("isready")
-        self.wait("readyok")
+        self.eng = start_engine(EngineSpec(cmd=[path], name="Fairy-Stockfish"), variant=variant)
+        self.eng.set_variant(variant)
+        self.eng.sync()
 
-    def send(self, s):
-        self.p.stdin.write(s + "\n")
-        self.p.stdin.flush()
-
-    def wait(self, word):
-        while True:
-            line = self.p.stdout.readline()
-            if line.split()[:1] == [word]:
-                return line
+    def bestmove(self, moves, depth):
+        """Best move (UCI text) after ``moves`` from the start position."""
+        self.eng.set_option("MultiPV", 1)
+        self.eng.position(None, moves)
+        return self.eng.search(f"depth {depth}", SEARCH_TIMEOUT).bestmove
 
     def analyse(self, fen, depth, multipv=1, searchmoves=None):
-        """{move: (kind, value)} from the last info line per multipv, and the best move."""
-        self.send(f"setoption name MultiPV value {multipv}")
-        self.send(f"position fen {fen}")
-        self.send(f"go depth {depth}" + (f" searchmoves {' '.join(searchmoves)}" if searchmoves else ""))
+        """{multipv: (first move, kind, value)} from the last info line per multipv, and the best move."""
+        self.eng.set_option("MultiPV", multipv)
+        self.eng.position(fen)
+        r = self.eng.search(f"depth {depth}" + (f" searchmoves {' '.join(searchmoves)}" if searchmoves else ""),
+                            SEARCH_TIMEOUT)
         lines = {}
-        while True:
-            line = self.p.stdout.readline()
-            t = line.split()
-            if t[:1] == ["bestmove"]:
-                return lines, t[1]
-            if t[:1] == ["info"] and "pv" in t and "score" in t and "lowerbound" not in t and "upperbound" not in t:
-                k = int(t[t.index("multipv") + 1]) if "multipv" in t else 1
-                i = t.index("score")
-                lines[k] = (t[t.index("pv") + 1], t[i + 1], int(t[i + 2]))
+        for i in r.infos:
+            if i.get("pv") and "score" in i and "bound" not in i:
+                lines[i.get("multipv", 1)] = (i["pv"][0], *i["score"])
+        return lines, r.bestmove
 
     def close(self):
-        self.send("quit")
-        self.p.wait()
+        self.eng.quit()
 
 
 def mates_in_one(pos):
@@ -108,11 +99,7 @@ def fsf_games(fsf_path, variant, n_games, rng):
             if ply < 4:
                 m = rng.choice(pos.legal_moves())
             else:
-                f.send("setoption name MultiPV value 1")
-                f.send(f"position startpos moves {' '.join(moves)}" if moves else "position startpos")
-                f.send("go depth 3")
-                best = f.wait("bestmove").split()[1]
-                m = pos.parse_uci(best)
+                m = pos.parse_uci(f.bestmove(moves, 3))
             moves.append(pos.uci(m))
             pos.push(m)
             if ply >= 12:
@@ -268,15 +255,18 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.suites.generate")
     ap.add_argument("variant", choices=("chess", "grand", "knightrelay"))
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--fsf", default=shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish")
+    ap.add_argument("--fsf", default=None, help="Fairy-Stockfish (default: PATH, then /usr/games)")
     a = ap.parse_args(argv)
+    fsf = find_fairy_stockfish(a.fsf)
+    if fsf is None and a.variant != "knightrelay":
+        ap.error(f"Fairy-Stockfish not found ({a.fsf or 'PATH, /usr/games'})")
     rng = random.Random(a.seed)
     if a.variant == "knightrelay":
         write(relay_suite(rng) + relay_mate2(rng), "KR")
     elif a.variant == "grand":
-        write(fsf_suite(a.fsf, "grand", rng), "GR")
+        write(fsf_suite(fsf, "grand", rng), "GR")
     else:
-        write(fsf_suite(a.fsf, "chess", rng, want=(0, 0, 0, 3)), "CAM")
+        write(fsf_suite(fsf, "chess", rng, want=(0, 0, 0, 3)), "CAM")
     return 0
 
 
