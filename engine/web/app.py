@@ -31,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import variants
+from bench.engines import EngineError
 from .engines import EngineAdapter, parse_info
 from .game import Game, GameError, parse_limits, variant_info
 from . import watch as W
@@ -105,7 +106,7 @@ class Session:
 
         try:
             eng = EngineAdapter(on_line)
-        except OSError as e:
+        except EngineError as e:
             await self.send({"type": "error", "message": f"cannot start the engine: {e}"})
             return False
         self.engine, self.ready, self.engine_variant = eng, False, None
@@ -149,7 +150,8 @@ class Session:
         self.kill_engine()
         self.restarts += 1
         await self.send({"type": "engine_died", "message":
-                         f"the engine stopped unexpectedly (exit status {code}); starting a new one"})
+                         f"the engine stopped unexpectedly (exit status {code}){eng.stderr_text()}; "
+                         f"starting a new one"})
         if await self.ensure_engine():
             await self.think()
 

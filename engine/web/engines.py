@@ -1,106 +1,62 @@
-"""The engine process behind a browser game: a thin adapter over a UCI child process.
+"""The engine process behind a browser game: a thin adapter over :mod:`bench.engines`.
 
-The web layer needs only: start Cardinal (``[sys.executable, "-m", "engine"]``
-with the working directory that holds the imported ``engine`` package, so the
-page plays against this very source tree), send a line, receive every output
-line on a callback (``None`` at end of file), kill. Keeping the interface this
-small lets the process layer be swapped for the bench engine client.
+The web layer needs only: start Cardinal (``bench.engines.cardinal_command()``:
+this interpreter, ``-m engine``, in the directory that holds the imported
+``engine`` package, so the page plays against this very source tree), send a
+line, receive every output line on a callback (``None`` at end of file), kill.
+The process (own process group, reader threads, stderr tail) is
+:class:`bench.engines.EngineProcess`; info lines are read with
+:func:`bench.engines.parse_uci_info`.
 """
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import threading
+import time
 
-import engine as _engine_pkg
+from bench.engines import Died, EngineProcess, NoReply, cardinal_command, parse_uci_info
 
-ENGINE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(_engine_pkg.__file__)))
-
-
-def engine_command() -> tuple[list[str], str]:
-    """``(argv, cwd)`` that starts this Cardinal speaking UCI."""
-    return [sys.executable, "-m", "engine"], ENGINE_ROOT
+parse_info = parse_uci_info
+POLL_S = 3600.0      # the pump blocks on the line queue; it ends at end of file
 
 
 class EngineAdapter:
-    """One UCI engine process; ``on_line(text | None)`` is called from a reader thread."""
+    """One UCI engine process; ``on_line(text | None)`` is called from a pump thread."""
 
     def __init__(self, on_line):
-        cmd, cwd = engine_command()
-        self.proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1, errors="replace",
-                                     start_new_session=True)
-        self.pid = self.proc.pid
+        cmd, cwd = cardinal_command()
+        self.process = EngineProcess(cmd, label="cardinal", cwd=cwd)
+        self.pid = self.process.pid
         self._on_line = on_line
-        threading.Thread(target=self._read, daemon=True, name=f"engine-{self.pid}").start()
+        threading.Thread(target=self._pump, daemon=True, name=f"engine-{self.pid}").start()
 
-    def _read(self):
-        try:
-            for line in self.proc.stdout:
-                self._on_line(line.rstrip("\r\n"))
-        except (OSError, ValueError):
-            pass
+    def _pump(self):
+        while True:
+            try:
+                _, line = self.process.readline(time.monotonic() + POLL_S)
+            except NoReply:
+                continue
+            except Died:
+                break
+            self._on_line(line)
         self._on_line(None)
 
     def send(self, line: str) -> bool:
         """Write one line; False if the pipe is closed (the engine died)."""
         try:
-            self.proc.stdin.write(line + "\n")
-            self.proc.stdin.flush()
+            self.process.send(line)
             return True
-        except (OSError, ValueError):
+        except Died:
             return False
 
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        return self.process.alive()
 
     def returncode(self):
-        return self.proc.poll()
+        return self.process.proc.poll()
+
+    def stderr_text(self) -> str:
+        return self.process.stderr_text()
 
     def kill(self) -> None:
         """Kill the process group; idempotent."""
-        try:
-            os.killpg(self.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        try:
-            self.proc.stdin.close()
-        except (OSError, ValueError):
-            pass
-
-
-def parse_info(tok: list[str]) -> dict:
-    """Fields of a UCI ``info`` line: depth, seldepth, multipv, nodes, time, nps (ints),
-    score ``(kind, value)``, bound, pv (moves). Unparsable fields are skipped."""
-    out: dict = {}
-    i = 1
-    while i < len(tok):
-        k = tok[i]
-        try:
-            if k in ("depth", "seldepth", "multipv", "nodes", "time", "nps", "hashfull"):
-                out[k] = int(tok[i + 1])
-                i += 2
-                continue
-            if k == "score":
-                out["score"] = (tok[i + 1], int(tok[i + 2]))
-                i += 3
-                continue
-        except (IndexError, ValueError):
-            i += 1
-            continue
-        if k in ("lowerbound", "upperbound"):
-            out["bound"] = k[:5]
-        elif k == "pv":
-            out["pv"] = tok[i + 1:]
-            break
-        elif k == "string":
-            out["string"] = " ".join(tok[i + 1:])
-            break
-        i += 1
-    return out
+        self.process.kill()

@@ -279,7 +279,7 @@ class Game:
 
     # ------------------------------------------------------------------ PGN
     def pgn(self) -> str:
-        from bench.match import pgn_text
+        from bench.pgn import pgn_text
         start = self.fens[0]
         std = start == variants.get(self.variant).start_fen
         fields = start.split()
