@@ -295,7 +295,7 @@ def test_phone_width_has_no_horizontal_scrolling(driver, server, shots):
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
-def test_move_round_trip_and_start_time(driver, server, shots):
+def test_move_round_trip_and_start_time(driver, server, tmp_path):
     """Click -> engine reply shown, minus the engine's own thinking time (reported, not bounded)."""
     url, first_page = server
     viewport(driver, 1280, 800)
@@ -322,6 +322,6 @@ def test_move_round_trip_and_start_time(driver, server, shots):
     overhead = sorted(s["roundTripMs"] - s["engineMs"] for s in samples)
     report = {"round_trip_minus_engine_ms": [round(x, 1) for x in overhead],
               "median_ms": round(overhead[len(overhead) // 2], 1), "serve_first_page_s": round(first_page, 2)}
-    with open(os.path.join(shots, "timings.json"), "w") as fh:
+    with open(tmp_path / "timings.json", "w") as fh:
         json.dump(report, fh, indent=1)
     print("\nbrowser board timings:", report)
