@@ -61,6 +61,8 @@ class Session:
         self.sockets: set[WebSocket] = set()
         self.engine: EngineAdapter | None = None
         self.engine_variant = None
+        self.engine_skill = None
+        self.engine_options: set = set()
         self.ready = False
         self.searches: collections.deque = collections.deque()
         self.analysing = False
@@ -109,7 +111,8 @@ class Session:
         except EngineError as e:
             await self.send({"type": "error", "message": f"cannot start the engine: {e}"})
             return False
-        self.engine, self.ready, self.engine_variant = eng, False, None
+        self.engine, self.ready, self.engine_variant, self.engine_skill = eng, False, None, None
+        self.engine_options = set()
         self.searches.clear()
         eng.send("uci")
         self._set_variant()
@@ -122,6 +125,20 @@ class Session:
             self.engine.send(f"setoption name UCI_Variant value {self.game.variant}")
             self.engine.send("ucinewgame")
             self.engine_variant = self.game.variant
+
+    async def _set_skill(self, want: str) -> None:
+        """Skill Level for play (the game's setting; analysis always at full strength)."""
+        skill = self.game.skill if (want == "play" and self.game.skill is not None) else 20
+        if skill == self.engine_skill:
+            return
+        if "Skill Level" not in self.engine_options:
+            if skill != 20:
+                await self.send({"type": "error", "message": "this engine has no Skill Level option; "
+                                 "it plays at full strength"})
+            self.engine_skill = skill
+            return
+        self.engine.send(f"setoption name Skill Level value {skill}")
+        self.engine_skill = skill
 
     def kill_engine(self) -> None:
         eng, self.engine = self.engine, None
@@ -159,9 +176,13 @@ class Session:
         tok = line.split()
         if not tok:
             return
-        if tok[0] == "readyok" and not self.ready:
+        if tok[0] == "option" and "name" in tok:
+            name = " ".join(tok[tok.index("name") + 1: tok.index("type") if "type" in tok else len(tok)])
+            self.engine_options.add(name)
+        elif tok[0] == "readyok" and not self.ready:
             self.ready = True
             await self.send({"type": "engine_ready", **self.engine_info()})
+            await self.think()
         elif tok[0] == "info":
             head = self.searches[0] if self.searches else None
             if head is None or head.cancelled or head.version != self.game.version:
@@ -224,8 +245,11 @@ class Session:
         want = "play" if g.engine_to_move() else "analyse" if (self.analysing and g.result is None) else None
         if want is None or not await self.ensure_engine():
             return
+        if not self.ready:      # the engine is starting: readyok calls think() again
+            return
         eng = self.engine
         self._set_variant()
+        await self._set_skill(want)
         if want == "analyse":
             eng.send(f"setoption name MultiPV value {self.multipv}")
         elif self.multipv != 1:

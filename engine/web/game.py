@@ -8,6 +8,7 @@ with a message for the page; the game is unchanged when they raise.
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
 import time
 from types import SimpleNamespace
 
@@ -22,6 +23,11 @@ SIDES = ("white", "black", "both", "none")   # which side(s) the human plays
 MAX_DEPTH = 30
 MAX_MOVETIME_MS = 600_000
 MAX_CLOCK_S = 24 * 3600
+
+
+# Game versions are unique across games, so an engine reply computed for one game
+# (or an earlier state of it) is never applied to another.
+_VERSIONS = itertools.count(1)
 
 
 class GameError(ValueError):
@@ -86,7 +92,7 @@ class Game:
         self.white, self.black = ("You", "Cardinal") if human == "white" else \
             ("Cardinal", "You") if human == "black" else ("White", "Black") if human == "both" else \
             ("Cardinal", "Cardinal")
-        self.version = 0
+        self.version = next(_VERSIONS)
         self._reset_clocks()
 
     # ------------------------------------------------------------------ set-up
@@ -116,7 +122,7 @@ class Game:
         self._bump()
 
     def _bump(self):
-        self.version += 1
+        self.version = next(_VERSIONS)
 
     # ------------------------------------------------------------------ queries
     @property

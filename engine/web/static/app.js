@@ -39,7 +39,8 @@ async function api(path, body) {
 
 async function newGame(opts = {}) {
   showMessage("");
-  const body = { variant: $("variant").value, human: $("side").value, limits: limitsFromForm(), ...opts };
+  const body = { variant: $("variant").value, human: $("side").value, limits: limitsFromForm(),
+    skill: parseInt($("skill").value, 10), ...opts };
   try {
     const res = await api("/api/games", body);
     connect(res.id, res.state);
@@ -346,6 +347,12 @@ function setMode(mode) {
 }
 for (const t of document.querySelectorAll(".tab")) t.addEventListener("click", () => setMode(t.dataset.mode));
 $("btn-watch").addEventListener("click", () => startWatch($("watch-path").value.trim()));
+
+for (let i = 20; i >= 0; i--) {
+  const o = document.createElement("option");
+  o.value = i; o.textContent = i === 20 ? "20 (full)" : String(i);
+  $("skill").appendChild(o);
+}
 
 async function init() {
   try {
