@@ -284,3 +284,83 @@ def test_watch_follows_a_pgn_and_its_journal(client, tmp_path):
         (tmp_path / "m.pgn.jsonl").write_text('{"llr": 0.1}\n{"llr": -0.2}\n{"llr": ')
         m = ws.receive_json()
         assert [p["llr"] for p in m["series"]] == [0.1, -0.2] and m["journal"] == 2
+
+
+def test_clock_flag_ends_the_game():
+    from engine.web.game import Game
+    g = Game("chess", human="both", limits={"kind": "clock", "base": 60, "inc": 1})
+    g.play("e2e4")
+    assert g.clock[0] == pytest.approx(61, abs=0.5) and g.result is None
+    g.clock_started -= 120              # Black has used two minutes of a one-minute clock
+    assert g.check_flag()
+    assert g.result == "1-0" and g.reason == "Black loses on time"
+    with pytest.raises(ValueError, match="game is over"):
+        g.play("e7e5")
+
+
+def test_idle_engine_is_stopped(client):
+    gid, _ = new(client, variant="chess", human="both")
+    hub = client.app.state.hub
+    with client.websocket_connect(f"/ws/game/{gid}") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "analyse", "on": True})
+        recv_until(ws, lambda m: m["type"] == "engine_ready")
+        ws.send_json({"type": "stop"})
+        recv_until(ws, lambda m: m["type"] == "analysis" and not m["on"])
+        session = hub.sessions[gid]
+        pid = session.engine.pid
+        session.last_active -= 10_000
+        hub.reap()
+        assert session.engine is None
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+        ws.send_json({"type": "move", "uci": "e2e4"})       # the game itself is still there
+        msg, _ = recv_until(ws, lambda m: m["type"] == "state")
+        assert msg["state"]["moves"] == ["e4"]
+
+
+def test_random_junk_never_breaks_the_server(client):
+    import random
+    rng = random.Random(7)
+    gid, _ = new(client, variant="grand", human="both")
+    pieces = ["{", "}", "[", "]", '"type"', '"move"', '"fen"', '"new"', '"uci"', ":", ",", "null", "1e999",
+              '"e3e5"', '"\\u0000"', "-1", "true", '"limits"', '"variant"', '"plies"', "3.5", '"x"' * 50]
+    with client.websocket_connect(f"/ws/game/{gid}") as ws:
+        ws.receive_json()
+        for _ in range(300):
+            if rng.random() < 0.5:
+                raw = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+            else:
+                msg = {"type": rng.choice(["move", "fen", "new", "takeback", "resign", "pgn", "settings",
+                                           "analyse", "promotions", "engine", "ping", "zzz", 7, None])}
+                for key in rng.sample(["uci", "fen", "variant", "human", "limits", "plies", "pgn", "on",
+                                       "multipv", "from", "to", "skill", "side"], rng.randint(0, 4)):
+                    msg[key] = rng.choice([None, 0, -5, 10 ** 30, "", "e3e5", "x" * 300, [], {}, True,
+                                           {"kind": "depth", "depth": 0}, "grand", "both"])
+                raw = __import__("json").dumps(msg)
+            ws.send_text(raw)
+            ws.send_json({"type": "ping", "t": 1})
+            msg, seen = recv_until(ws, lambda m: m["type"] == "pong")
+            assert all("Traceback" not in str(m) for m in seen)
+            assert not [m for m in seen if m["type"] == "error" and "internal error" in m["message"]], raw
+        ws.send_json({"type": "new", "variant": "chess", "human": "both"})
+        ws.send_json({"type": "move", "uci": "e2e4"})
+        msg, _ = recv_until(ws, lambda m: m["type"] == "state" and m["state"]["moves"] == ["e4"])
+
+
+def test_serve_cli_checks_arguments_and_warns_off_loopback():
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run([sys.executable, "-m", "engine", "serve", "--max-engines", "0"], cwd=root,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--max-engines" in r.stderr and "Traceback" not in r.stderr
+    p = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--host", "0.0.0.0", "--port", "0"], cwd=root,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stderr.readline()
+        assert line.startswith("warning: bound to 0.0.0.0")
+        assert "browser board at http://0.0.0.0:" in p.stdout.readline()
+    finally:
+        p.kill()
+        p.wait()
