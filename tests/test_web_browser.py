@@ -307,18 +307,26 @@ def test_move_round_trip_and_start_time(driver, server, tmp_path):
     driver.find_element(By.ID, "btn-new").click()
     wait(driver, lambda x: x.execute_script("return window.cardinal.state && "
                                             "window.cardinal.state.limits.kind === 'depth'"), "a depth-1 game")
+    # measure the steady state: the engine process has started and answered isready
+    wait(driver, lambda x: x.find_element(By.ID, "status").get_attribute("data-engine") == "ready", "the engine")
     samples = []
-    for frm, to in (("e2", "e4"), ("d2", "d3"), ("g1", "f3"), ("b1", "c3")):
+    for i, (frm, to) in enumerate((("e2", "e4"), ("d2", "d3"), ("g1", "f3"), ("b1", "c3"))):
         n = len(samples)
         if piece(driver, frm) is None or not driver.execute_script(
                 f"return window.cardinal.state.legal.some(m => m.from === '{frm}' && m.to === '{to}')"):
             continue
-        sq(driver, frm).click()
-        sq(driver, to).click()
+        if i == 0:      # drag and drop
+            from selenium.webdriver.common.action_chains import ActionChains
+            ActionChains(driver).click_and_hold(sq(driver, frm)).move_by_offset(5, -5) \
+                .move_to_element(sq(driver, to)).release().perform()
+        else:           # click, click
+            sq(driver, frm).click()
+            sq(driver, to).click()
         wait(driver, lambda x: x.execute_script("return window.cardinalTiming.length") > n, "the engine reply")
         samples.append(driver.execute_script("return window.cardinalTiming[window.cardinalTiming.length - 1]"))
         wait(driver, lambda x: x.execute_script("return window.cardinal.state.turn") == "w", "our turn")
-    assert samples and all(s["roundTripMs"] >= s["engineMs"] >= 0 for s in samples)
+    assert len(samples) >= 3 and all(s["roundTripMs"] >= s["engineMs"] >= 0 for s in samples)
+    assert driver.execute_script("return window.cardinal.state.moves[0]") == "e4"      # the dragged move
     overhead = sorted(s["roundTripMs"] - s["engineMs"] for s in samples)
     report = {"round_trip_minus_engine_ms": [round(x, 1) for x in overhead],
               "median_ms": round(overhead[len(overhead) // 2], 1), "serve_first_page_s": round(first_page, 2)}

@@ -243,7 +243,11 @@ class Session:
         g = self.game
         self.stop()
         want = "play" if g.engine_to_move() else "analyse" if (self.analysing and g.result is None) else None
-        if want is None or not await self.ensure_engine():
+        if want is None:
+            if g.human != "both" and g.result is None:
+                await self.ensure_engine()      # start it now, so the first reply does not wait for it
+            return
+        if not await self.ensure_engine():
             return
         if not self.ready:      # the engine is starting: readyok calls think() again
             return

@@ -50,6 +50,7 @@ async function newGame(opts = {}) {
 function connect(id, state) {
   if (app.ws) { app.ws.onclose = null; app.ws.close(); }
   app.id = id; app.lines = {}; app.preview = null;
+  $("status").dataset.engine = "none";
   if (state) applyState(state);
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/game/${id}`);
   app.ws = ws;
