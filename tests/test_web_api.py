@@ -24,6 +24,16 @@ from tests.conftest import random_positions  # noqa: E402
 KR_MATE = "5k2/8/4P2P/3K4/3b1N2/8/1q4QR/8 w - - 0 1"   # mates_knightrelay.epd: mate in 1 by a relay
 
 
+@pytest.fixture(autouse=True)
+def watchdog():
+    """The test client's receive has no timeout: a missing message would hang the run.
+    Dump the stacks and exit instead (a safety net far beyond any expected wait)."""
+    import faulthandler
+    faulthandler.dump_traceback_later(600, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
+
+
 @pytest.fixture
 def client():
     with TestClient(create_app(max_engines=2, idle_timeout=600)) as c:
@@ -364,3 +374,20 @@ def test_serve_cli_checks_arguments_and_warns_off_loopback():
     finally:
         p.kill()
         p.wait()
+
+
+def test_engine_moves_first_when_the_human_plays_black(client):
+    gid, _ = new(client, variant="grand", human="black", limits={"kind": "depth", "depth": 1})
+    with client.websocket_connect(f"/ws/game/{gid}") as ws:
+        msg, _ = recv_until(ws, lambda m: m["type"] == "state" and m.get("engine_move"))
+        assert msg["state"]["turn"] == "b" and len(msg["state"]["moves"]) == 1
+        # taking over: the human now plays both sides, the engine stays quiet
+        ws.send_json({"type": "settings", "human": "both"})
+        msg, _ = recv_until(ws, lambda m: m["type"] == "state")
+        assert msg["state"]["human"] == "both"
+        ws.send_json({"type": "settings", "limits": {"kind": "movetime", "movetime": 50}})
+        msg, _ = recv_until(ws, lambda m: m["type"] == "state")
+        assert msg["state"]["limits"] == {"kind": "movetime", "movetime": 50}
+        ws.send_json({"type": "settings", "limits": {"kind": "movetime", "movetime": 1}})
+        msg, _ = recv_until(ws, lambda m: m["type"] == "error")
+        assert "movetime must be a number from 10" in msg["message"]

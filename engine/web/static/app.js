@@ -108,6 +108,7 @@ function applyState(st) {
   app.clockBase = st.clocks ? { clocks: st.clocks, at: performance.now(), turn: st.turn, over: !!st.result } : null;
   $("fen").value = st.fen;
   if ($("variant").value !== st.variant) $("variant").value = st.variant;
+  if ($("side").value !== st.human) $("side").value = st.human;
   renderBoard(); renderMoves(); renderStatus(); renderPlayers(); renderClocks();
 }
 
@@ -334,6 +335,13 @@ $("btn-pgn-export").addEventListener("click", async () => {
 $("limit-kind").addEventListener("change", () => {
   for (const el of document.querySelectorAll(".lim")) el.hidden = !el.classList.contains("lim-" + $("limit-kind").value);
 });
+// Side and engine limit also apply to the game on the board (e.g. let Cardinal take over a loaded PGN).
+$("side").addEventListener("change", () => { if (app.state) send({ type: "settings", human: $("side").value }); });
+for (const id of ["limit-kind", "movetime", "depth", "base", "inc"]) {
+  $(id).addEventListener("change", () => {
+    if (app.state && $("limit-kind").value !== "clock") send({ type: "settings", limits: limitsFromForm() });
+  });
+}
 
 // ---------------------------------------------------------------- modes
 function setMode(mode) {
