@@ -22,6 +22,7 @@ function render(m) {
   document.body.dataset.watchGames = m.games;
   if (m.waiting) { $("watch-players").textContent = `waiting for ${m.path}`; plot([]); return; }
   $("watch-score").textContent = `${m.wins}-${m.draws}-${m.losses}`;
+  $("watch-points").textContent = `${m.wins + m.draws / 2}/${m.games}`;
   $("watch-first").textContent = m.first;
   $("watch-elo").textContent = m.elo === null ? "-" :
     `${m.elo > 0 ? "+" : ""}${m.elo} ± ${m.error_infinite ? "∞" : m.error}`;
