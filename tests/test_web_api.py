@@ -257,6 +257,11 @@ def test_engine_limit(client):
         ws.send_json({"type": "analyse", "on": True})
         msg, _ = recv_until(ws, lambda m: m["type"] == "error")
         assert "engines are busy" in msg["message"]
+        socks[0].__exit__(None, None, None)         # a page closes: the waiting game gets its engine
+        socks.pop(0)
+        msg, _ = recv_until(ws, lambda m: m["type"] == "engine_ready")
+        assert msg["analysing"]
+        recv_until(ws, lambda m: m["type"] == "info")
     finally:
         for s in socks:
             s.__exit__(None, None, None)

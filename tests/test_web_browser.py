@@ -104,7 +104,14 @@ def viewport(d, width, height):
 
 
 def wait(d, cond, what):
-    return WebDriverWait(d, WAIT).until(lambda drv: cond(drv), message=f"timed out waiting for {what}")
+    try:
+        return WebDriverWait(d, WAIT).until(lambda drv: cond(drv))
+    except Exception:
+        page = d.execute_script("const s = document.getElementById('status'), m = document.getElementById('message');"
+                                "return [s.textContent, JSON.stringify(s.dataset), m.textContent]")
+        server = d.execute_script("const r = new XMLHttpRequest(); r.open('GET', '/api/status', false); r.send();"
+                                  "return r.responseText")
+        raise AssertionError(f"timed out waiting for {what}; page status, message: {page}; server: {server}") from None
 
 
 def open_page(d, url, **params):

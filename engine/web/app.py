@@ -95,10 +95,14 @@ class Session:
         if not self.sockets:
             return False
         if self.hub.live_engines() >= self.hub.max_engines:
-            await self.send({"type": "error", "message":
-                             f"all {self.hub.max_engines} engines are busy (--max-engines); "
-                             f"close another game to play against Cardinal"})
+            if self not in self.hub.waiting:
+                self.hub.waiting.append(self)
+                await self.send({"type": "error", "message":
+                                 f"all {self.hub.max_engines} engines are busy (--max-engines); this game "
+                                 f"gets one as soon as another game closes"})
             return False
+        if self in self.hub.waiting:
+            self.hub.waiting.remove(self)
         loop = asyncio.get_running_loop()
         q: asyncio.Queue = asyncio.Queue()
         self.queue = q
@@ -146,6 +150,7 @@ class Session:
         self.ready = False
         if eng is not None:
             eng.kill()
+            self.hub.slot_freed()
 
     async def _pump(self, eng: EngineAdapter, q: asyncio.Queue):
         while True:
@@ -342,6 +347,16 @@ class Hub:
         self.max_engines = max_engines or os.cpu_count() or 1
         self.idle_timeout = idle_timeout
         self.sessions: dict[str, Session] = {}
+        self.waiting: list[Session] = []     # sessions that want an engine, first come first served
+        self.closing = False
+
+    def slot_freed(self) -> None:
+        """An engine stopped: give its slot to the longest-waiting open game."""
+        while self.waiting and not self.closing:
+            s = self.waiting.pop(0)
+            if s.sockets and s.engine is None and s.id in self.sessions:
+                asyncio.get_running_loop().create_task(s.think())
+                return
 
     def live_engines(self) -> int:
         return sum(1 for s in self.sessions.values() if s.engine is not None)
@@ -373,6 +388,7 @@ class Hub:
                     await s.send_state()
 
     def shutdown(self):
+        self.closing = True
         for s in self.sessions.values():
             s.kill_engine()
 
@@ -441,6 +457,15 @@ def create_app(max_engines: int | None = None, idle_timeout: float = 900.0, watc
     async def list_variants(request):
         return JSONResponse({"variants": [variant_info(n) for n in variants.names()],
                              "watch": watch_path})
+
+    @api
+    async def server_status(request):
+        return JSONResponse({"games": len(hub.sessions), "open_games": sum(1 for x in hub.sessions.values() if x.sockets),
+                             "engines": hub.live_engines(), "max_engines": hub.max_engines,
+                             "waiting": len(hub.waiting),
+                             "sessions": [{"sockets": len(x.sockets), "engine": x.engine is not None,
+                                           "human": x.game.human, "analysing": x.analysing}
+                                          for x in hub.sessions.values() if x.sockets or x.engine]})
 
     @api
     async def new_game(request):
@@ -522,6 +547,8 @@ def create_app(max_engines: int | None = None, idle_timeout: float = 900.0, watc
             s.sockets.discard(ws)
             if not s.sockets:
                 s.analysing = False
+                if s in hub.waiting:
+                    hub.waiting.remove(s)
                 s.kill_engine()
 
     async def watch_ws(ws: WebSocket):
@@ -548,6 +575,7 @@ def create_app(max_engines: int | None = None, idle_timeout: float = 900.0, watc
     routes = [
         Route("/", index),
         Route("/api/variants", list_variants),
+        Route("/api/status", server_status),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{gid}", get_game),
         Route("/api/games/{gid}/legal", legal),

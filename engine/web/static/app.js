@@ -90,7 +90,10 @@ function onMessage(msg) {
       if (!msg.on) { app.lines = {}; renderLines(); }
       break;
     case "engine_died": showMessage(msg.message, "info"); $("status").dataset.engine = "died"; break;
-    case "engine_ready": $("status").dataset.engine = "ready"; $("status").dataset.pid = msg.pid; break;
+    case "engine_ready":
+      $("status").dataset.engine = "ready"; $("status").dataset.pid = msg.pid;
+      if ($("message").textContent.includes("engines are busy")) showMessage("");
+      break;
     case "promotions": break;
   }
 }
@@ -362,6 +365,13 @@ for (let i = 20; i >= 0; i--) {
   o.value = i; o.textContent = i === 20 ? "20 (full)" : String(i);
   $("skill").appendChild(o);
 }
+
+// Leaving the page (also into the back-forward cache) closes its connection, so the
+// server stops this game's engine at once.
+window.addEventListener("pagehide", () => {
+  if (app.ws) { app.ws.onclose = null; app.ws.close(); app.ws = null; }
+});
+window.addEventListener("pageshow", (e) => { if (e.persisted && app.id) connect(app.id); });
 
 async function init() {
   try {

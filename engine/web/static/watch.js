@@ -6,6 +6,8 @@ const SIZES = { chess: [8, 8], knightrelay: [8, 8], grand: [10, 10] };
 const wboard = new Board($("watch-board"), { interactive: false });
 let ws = null;
 
+window.addEventListener("pagehide", () => { if (ws) { ws.onclose = null; ws.close(); ws = null; } });
+
 export function startWatch(path) {
   if (ws) { ws.onclose = null; ws.close(); }
   const q = new URLSearchParams(path ? { path } : {});
