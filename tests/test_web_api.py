@@ -396,3 +396,15 @@ def test_engine_moves_first_when_the_human_plays_black(client):
         ws.send_json({"type": "settings", "limits": {"kind": "movetime", "movetime": 1}})
         msg, _ = recv_until(ws, lambda m: m["type"] == "error")
         assert "movetime must be a number from 10" in msg["message"]
+
+
+def test_pgn_of_a_set_up_position_carries_fen_and_setup(client):
+    fen = "7k/5K2/8/8/2Q2Q2/3N4/2p5/8 w - - 0 1"
+    gid, _ = new(client, variant="knightrelay", fen=fen, human="both")
+    client.post(f"/api/games/{gid}/move", json={"uci": "f4h5"})
+    pgn = client.get(f"/api/games/{gid}/pgn").text
+    assert f'[FEN "{fen}"]' in pgn and '[SetUp "1"]' in pgn and '[Variant "knightrelay"]' in pgn
+    assert '[Result "1-0"]' in pgn and "1. Qh5# 1-0" in pgn.replace("{White mates} ", "")
+    gid2, _ = new(client, variant="chess", human="both")
+    st = client.post(f"/api/games/{gid2}/pgn", json={"pgn": pgn}).json()
+    assert st["start_fen"] == fen and st["status"] == "checkmate" and st["result"] == "1-0"

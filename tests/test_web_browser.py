@@ -140,6 +140,7 @@ def test_knightrelay_mate_by_a_relayed_check(driver, server, shots):
     from urllib.parse import quote
     open_page(driver, url, variant="knightrelay", side="white", fen=quote(KR_MATE))
     assert piece(driver, "g2") == "wQ"
+    assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")   # 1280x800
     sq(driver, "g2").click()
     # the queen, defended by the knight on f4, also leaps like a knight: those squares are styled apart
     dests = driver.execute_script("return [...document.querySelectorAll('#board .sq.dest')]"
