@@ -341,3 +341,20 @@ def test_move_round_trip_and_start_time(driver, server, tmp_path):
     with open(tmp_path / "timings.json", "w") as fh:
         json.dump(report, fh, indent=1)
     print("\nbrowser board timings:", report)
+
+
+def test_bad_fen_in_the_page_is_reported_and_the_game_kept(driver, server):
+    url, _ = server
+    viewport(driver, 1280, 800)
+    open_page(driver, url, variant="grand", side="both")
+    sq(driver, "e3").click()
+    sq(driver, "e5").click()
+    wait(driver, lambda x: piece(x, "e5") == "wP", "e5 played")
+    driver.find_element(By.CSS_SELECTOR, "#fen-box summary").click()
+    box = driver.find_element(By.ID, "fen")
+    box.clear()
+    box.send_keys("r8r/1nbqkcabn1/pppppppppp/10/10 w - - 0 1")
+    driver.find_element(By.ID, "btn-fen").click()
+    wait(driver, lambda x: "board field" in x.find_element(By.ID, "message").text, "the FEN error")
+    assert driver.find_element(By.ID, "message").text.startswith("bad FEN: board field")
+    assert piece(driver, "e5") == "wP" and driver.execute_script("return window.cardinal.state.moves") == ["e5"]
