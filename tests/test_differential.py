@@ -1,5 +1,6 @@
-"""Differential tests: our generator against pyffish (Fairy-Stockfish; variants
-'chess' and 'grand') and python-chess (chess), on seeded random playouts.
+"""Differential tests: our generator against pyffish (Fairy-Stockfish; every
+registered variant it knows: 'chess', 'grand', 'capablanca') and python-chess
+(chess), on seeded random playouts.
 
 Per variant: 30 games from the start position (up to 150 plies, capture-biased)
 and 60 games from random endgames (up to 60 plies, biased to mate/stalemate),
@@ -32,7 +33,11 @@ Conventions and documented differences:
   bishops stand on one square colour (e.g. K+B v K+B, same colour). No mate is
   possible there at all, and variants/rules/grand.md says "where in doubt, match
   Fairy-Stockfish", so the engine implements that case too and the test
-  requires exact agreement with pyffish. Positions
+  requires exact agreement with pyffish.
+* Insufficient material, capablanca: the chess rule (K v K, K + one bishop or
+  knight v K, bishops only all on one colour; the archbishop and chancellor
+  mate alone), which is also Fairy-Stockfish's verdict (exact agreement
+  required). Positions
   with a pawn on the board are never insufficient in any of these definitions;
   there we assert ours is not and skip the (slow, ~1.5 ms) pyffish call.
 """
@@ -43,6 +48,7 @@ from collections import Counter
 
 import pytest
 
+import variants
 from tests.conftest import playouts
 
 sf = pytest.importorskip("pyffish")
@@ -119,7 +125,15 @@ def _fen_matches_ffish(ours: str, theirs: str, variant: str) -> str | None:
     return None
 
 
-@pytest.fixture(scope="module", params=["chess", "grand"])
+# the registered variants pyffish knows (knightrelay has its own reference, test_kr_diff.py)
+PYFFISH_VARIANTS = [v for v in variants.names() if v in sf.variants()]
+
+
+def test_pyffish_variants():
+    assert {"chess", "grand", "capablanca"} <= set(PYFFISH_VARIANTS)
+
+
+@pytest.fixture(scope="module", params=PYFFISH_VARIANTS)
 def games(request):
     return request.param, _games(request.param)
 
@@ -198,7 +212,7 @@ def test_status_vs_pyffish(games):
             else:
                 white_ins, black_ins = sf.has_insufficient_material(variant, fen, [])
                 ffish_dead = white_ins and black_ins
-                if variant == "grand":
+                if variant in ("grand", "capablanca"):
                     rule = _grand_md_insufficient(fen) or _bishops_only_one_colour(fen)
                     if rule != ffish_dead:
                         bad.append(f"{fen}: our rule {rule}, pyffish {white_ins, black_ins}")
@@ -211,7 +225,7 @@ def test_status_vs_pyffish(games):
             if ours != expect:
                 bad.append(f"{fen} (after {' '.join(g.moves[:i][-6:])}): ours {ours}, expected {expect}")
     assert not bad, f"{len(bad)} mismatches, e.g.\n" + "\n".join(bad[:8])
-    for cat in ("checkmate", "stalemate") + (("insufficient",) if variant == "grand" else ()):
+    for cat in ("checkmate", "stalemate") + (("insufficient",) if variant != "chess" else ()):
         assert seen[cat] >= 3, seen
 
 
@@ -286,6 +300,8 @@ def test_grand_insufficient_material_rule_examples():
     ("chess", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", ["e1f1", "e8f8", "f1e1", "f8e8"] * 3),
     ("grand", None, ["b2c4", "b9c7", "c4b2", "c7b9"] * 2 + ["e3e4"]),
     ("grand", "4k5/10/10/10/10/10/10/10/10/R3K5 w - - 95 80", ["a1a2", "e10d10", "a2a1", "d10e10", "a1a3", "e10d10"]),
+    ("capablanca", None, ["i1h3", "i8h6", "h3i1", "h6i8"] * 2 + ["e2e4"]),
+    ("capablanca", "r4k3r/10/10/10/10/10/10/R4K3R w KQkq - 0 1", ["f1g1", "f8g8", "g1f1", "g8f8"] * 3),
 ])
 def test_fifty_and_repetition_vs_oracles(variant, fen, moves):
     """Scripted games that reach the 50-move rule and threefold repetition (random

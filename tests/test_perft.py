@@ -1,4 +1,4 @@
-"""Perft: every count of tests/data/{chess,grand,knightrelay}.epd.
+"""Perft: every count of tests/data/{chess,grand,knightrelay,capablanca}.epd.
 
 One test per (file, position, depth), so each failing count has its own id
 (``grand-3-D2``: file, 1-based position line, depth). Counts up to 2,000,000
@@ -8,7 +8,9 @@ against ``Position.divide(2)`` move by move.
 
 Sources of the counts: see the header comments of the data files (Chess
 Programming Wiki "Perft Results"; Fairy-Stockfish / Cute Chess for grand; two
-independent implementations of variants/rules/knightrelay.md for knightrelay).
+independent implementations of variants/rules/knightrelay.md for knightrelay;
+pyffish and the Fairy-Stockfish binary for capablanca, written by
+tests/gen_capablanca_perft.py).
 """
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ import pytest
 from tests.conftest import read_epd, read_divides
 
 DEFAULT_LIMIT = 2_000_000
-FILES = {"chess.epd": "chess", "grand.epd": "grand", "knightrelay.epd": "knightrelay"}
+FILES = {"chess.epd": "chess", "grand.epd": "grand", "knightrelay.epd": "knightrelay",
+         "capablanca.epd": "capablanca"}
 
 
 def _cases():
@@ -38,6 +41,7 @@ def test_data_files_parsed():
     """Guard against an empty or truncated data file making the suite vacuous."""
     per_variant = {v: sum(1 for c in CASES if c.values[0] == v) for v in FILES.values()}
     assert per_variant["chess"] >= 30 and per_variant["grand"] >= 60 and per_variant["knightrelay"] >= 80, per_variant
+    assert per_variant["capablanca"] >= 40, per_variant
     default = sum(1 for c in CASES if not c.marks)
     assert default >= 150, default
 

@@ -1,12 +1,15 @@
-"""Cardinal against real engines from Debian through the match runner (grand).
+"""Cardinal against real engines from Debian through the match runner.
 
-2 games against Fairy-Stockfish over UCI and 2 against Sjaak II over XBoard
-(Cardinal itself is driven over UCI in the first match and over XBoard in the
-second), at 2 s + 0.05 s. Asserts zero illegal moves, time losses, crashes and
-stalls by either side. Skips when a binary is missing (outside CI); fails when
-it is missing and CI=true.
+Grand: 2 games against Fairy-Stockfish over UCI and 2 against Sjaak II over
+XBoard (Cardinal itself is driven over UCI in the first match and over XBoard in
+the second), at 2 s + 0.05 s. Capablanca: 2 games against Fairy-Stockfish
+through the ``cardinal match`` command line. Asserts zero illegal moves, time
+losses, crashes and stalls by either side. Skips when a binary is missing
+(outside CI); fails when it is missing and CI=true.
 """
 import os
+import re
+import subprocess
 import sys
 
 import pytest
@@ -59,3 +62,28 @@ def test_cardinal_vs_sjaak_xboard(tmp_path):
     sjaak = _binary("sjaakii")
     res = _play(EngineSpec(cmd=[sjaak], proto="xboard", name="Sjaak II"), "xboard", tmp_path)
     print(res.score_line())
+
+
+def test_cardinal_vs_fairy_stockfish_capablanca_cli(tmp_path):
+    """Capablanca (10x8) through ``python -m engine match``: 2 games against Fairy-Stockfish."""
+    fsf = _binary("fairy-stockfish")
+    pgn = tmp_path / "capablanca.pgn"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    r = subprocess.run([sys.executable, "-m", "engine", "match", "--variant", "capablanca",
+                        "--engine", f"cmd={fsf} proto=uci name=FSF", "--games", "2", "--tc", "2+0.05",
+                        "--pgn", str(pgn), "--no-progress", "--ready-timeout", "120", "--handshake-timeout", "120"],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "Score of Cardinal vs FSF" in r.stdout, r.stdout[-2000:]
+    text = pgn.read_text()
+    assert text.count('[Variant "capablanca"]') == 2
+    terminations = re.findall(r'\[Termination "([^"]*)"\]', text)
+    results = re.findall(r'\[Result "([^"]*)"\]', text)
+    plies = [int(n) for n in re.findall(r'\[PlyCount "(\d+)"\]', text)]
+    assert len(terminations) == len(results) == len(plies) == 2, text[:3000]
+    assert not set(terminations) & FAULTS, terminations
+    assert terminations == ["normal", "normal"], terminations
+    assert all(res in ("1-0", "0-1", "1/2-1/2") for res in results), results
+    assert all(n > 8 for n in plies), plies
+    print(r.stdout.strip().splitlines()[-2])

@@ -83,7 +83,7 @@ def test_handshake_and_quit_status():
     assert lines[0] == f"id name Cardinal {__version__}"
     assert lines[1].startswith("id author ")
     opts = set(lines[2:-1])
-    assert "option name UCI_Variant type combo default chess var chess var standard var normal var grand var knightrelay" in opts
+    assert "option name UCI_Variant type combo default chess var chess var standard var normal var grand var knightrelay var capablanca" in opts
     for name in ("Hash type spin", "Move Overhead type spin", "Clear Hash type button", "Ponder type check",
                  "MultiPV type spin default 1 min 1 max 5"):
         assert any(o.startswith("option name " + name) for o in opts), name

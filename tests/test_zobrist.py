@@ -82,6 +82,7 @@ SHUFFLE = {
     "chess": (None, ["g1f3", "g8f6", "f3g1", "f6g8"]),
     "knightrelay": (None, ["g1f3", "g8f6", "f3g1", "f6g8"]),
     "grand": (None, ["b2c4", "b9c7", "c4b2", "c7b9"]),
+    "capablanca": (None, ["i1h3", "i8h6", "h3i1", "h6i8"]),
 }
 
 

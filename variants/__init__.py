@@ -8,12 +8,13 @@ module plus one line in :data:`_RECORDS`.
 ``get(name)`` accepts the canonical name or an alias (``standard``/``normal``
 for chess) and raises ``KeyError`` for an unknown variant.
 """
-from .base import Variant, Piece
+from .base import Variant, Piece, NoMate
 from .chess import CHESS
 from .grand import GRAND
 from .knightrelay import KNIGHTRELAY
+from .capablanca import CAPABLANCA
 
-_RECORDS = (CHESS, GRAND, KNIGHTRELAY)
+_RECORDS = (CHESS, GRAND, KNIGHTRELAY, CAPABLANCA)
 VARIANTS = {v.name: v for v in _RECORDS}
 
 # Variants whose node counts make up the `cardinal bench` signature; others are
@@ -51,5 +52,5 @@ def get(name: str) -> Variant:
     return VARIANTS[c]
 
 
-__all__ = ["Variant", "Piece", "VARIANTS", "BENCH_SIGNATURE", "names", "all_names", "canonical", "get",
-           "CHESS", "GRAND", "KNIGHTRELAY"]
+__all__ = ["Variant", "Piece", "NoMate", "VARIANTS", "BENCH_SIGNATURE", "names", "all_names", "canonical", "get",
+           "CHESS", "GRAND", "KNIGHTRELAY", "CAPABLANCA"]

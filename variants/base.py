@@ -33,6 +33,20 @@ class Piece:
     value: tuple = (0, 0)
 
 
+@dataclass(frozen=True)
+class NoMate:
+    """A material set with which neither side can ever mate (insufficient material).
+
+    The set counts the pieces of both sides together; kings are not counted.
+    ``pieces`` maps a letter to the most pieces of that type the set allows
+    (``None``: any number); every type not named must be absent. ``one_colour``
+    lists letters whose pieces must, all together, stand on squares of one
+    colour (e.g. bishops that can never cover both colours).
+    """
+    pieces: dict
+    one_colour: str = ""
+
+
 PAWN = Piece("P", "pawn", value=(100, 120))
 KNIGHT_P = Piece("N", "knight", leaps=KNIGHT, value=(320, 300))
 BISHOP = Piece("B", "bishop", slides=BISHOP_DIRS, value=(330, 340))
@@ -52,7 +66,17 @@ class Variant:
       width, height: board size in files and ranks (at most 10x10).
       pieces: the piece types in play.
       start_fen: the initial position.
-      castling: orthodox castling (king e-file to c/g file with the corner rooks).
+      castling: castling exists (geometry in the four ``castling_*`` fields below;
+        rights are the FEN letters K/Q for White's king/queen side, k/q for Black's).
+      castling_king_file: 0-based file of the king that may castle (both colours; the
+        first rank for White, the last for Black).
+      castling_rook_files: 0-based files of the castling rooks, (king side, queen side);
+        the king-side rook stands on a higher file than the king, the queen-side one lower.
+      castling_king_to: 0-based files the king moves to, (king side, queen side).
+      castling_rook_to: 0-based files the rook moves to, (king side, queen side).
+        Every square the king or the rook crosses or lands on must be empty (except the
+        two castling pieces); the king must not be in check, nor cross or land on an
+        attacked square.
       en_passant: en-passant captures exist.
       double_step_rank: 0-based rank (from the mover's side) a pawn may double-step from.
       promotion_start: 0-based relative rank where optional promotion starts; the
@@ -62,7 +86,9 @@ class Variant:
         type below its limit); absent letters are unlimited.
       relay: pieces other than K and N defended by a friendly knight also move like a knight.
       knights_passive: knights cannot capture, cannot be captured and attack nothing.
-      insufficient: name of the insufficient-material rule ("chess", "grand", "knightrelay").
+      insufficient_material: the :class:`NoMate` material sets (at most four) with which
+        no mate is possible: the game is drawn when the material on the board (both
+        sides, kings aside) fits one of them.
       aliases: other names accepted for this variant (UCI_Variant, CLI, XBoard).
       xboard_name: the name in XBoard's ``variants`` feature (``normal`` for chess).
       xboard_pieces: for a variant XBoard does not know, ``piece`` lines (Betza
@@ -81,6 +107,10 @@ class Variant:
     pieces: tuple
     start_fen: str
     castling: bool = True
+    castling_king_file: int = 4
+    castling_rook_files: tuple = (7, 0)
+    castling_king_to: tuple = (6, 2)
+    castling_rook_to: tuple = (5, 3)
     en_passant: bool = True
     double_step_rank: int = 1
     promotion_start: int = 7
@@ -88,7 +118,7 @@ class Variant:
     promotion_limits: dict = field(default_factory=dict)
     relay: bool = False
     knights_passive: bool = False
-    insufficient: str = "chess"
+    insufficient_material: tuple = ()
     aliases: tuple = ()
     xboard_name: str = ""
     xboard_pieces: tuple = ()

@@ -1,5 +1,5 @@
 """Orthodox chess. Source: FIDE Laws of Chess (the baseline every other record derives from)."""
-from .base import Variant, PAWN, KNIGHT_P, BISHOP, ROOK, QUEEN, KING
+from .base import Variant, NoMate, PAWN, KNIGHT_P, BISHOP, ROOK, QUEEN, KING
 
 CHESS = Variant(
     name="chess",
@@ -10,11 +10,17 @@ CHESS = Variant(
     pieces=(PAWN, KNIGHT_P, BISHOP, ROOK, QUEEN, KING),
     start_fen="rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     castling=True,
+    castling_king_file=4,            # e1 / e8
+    castling_rook_files=(7, 0),      # h-file rook (O-O), a-file rook (O-O-O)
+    castling_king_to=(6, 2),         # g1 / c1
+    castling_rook_to=(5, 3),         # f1 / d1
     en_passant=True,
     double_step_rank=1,
     promotion_start=7,
     promotion_types="QRBN",
-    insufficient="chess",
+    # No mate is possible (python-chess's definition): K v K with at most one knight, or
+    # bishops only, all on squares of one colour.
+    insufficient_material=(NoMate({"N": 1}), NoMate({"B": None}, one_colour="B")),
     source="FIDE Laws of Chess, articles 3 and 9",
     openings=(
         'e2e4 e7e5 g1f3 b8c6',

@@ -20,7 +20,8 @@ GRAND = CHESS.derive(
     promotion_start=7,
     promotion_types="QCARBN",
     promotion_limits={"Q": 1, "C": 1, "A": 1, "R": 2, "B": 2, "N": 2},
-    insufficient="grand",
+    # insufficient material as in chess (inherited): K v K with at most one knight, or bishops
+    # only, all on one colour (Fairy-Stockfish; marshals and cardinals can always mate)
     source="Christian Freeling, Grand Chess (1984); Fairy-Stockfish 'grand'",
     openings=(
         'e3e5 e8e6',

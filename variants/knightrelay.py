@@ -6,6 +6,7 @@ a friendly knight also move like a knight (``relay``; relayed pawns never jump
 to their first or last rank); knights neither capture nor can be captured nor
 attack (``knights_passive``); no en passant.
 """
+from .base import NoMate
 from .chess import CHESS
 
 KNIGHTRELAY = CHESS.derive(
@@ -13,7 +14,9 @@ KNIGHTRELAY = CHESS.derive(
     en_passant=False,
     relay=True,
     knights_passive=True,
-    insufficient="knightrelay",
+    # variants/rules/knightrelay.md: no mate is possible with kings and knights only (knights attack nothing),
+    # nor with a single bishop.
+    insufficient_material=(NoMate({"N": None}), NoMate({"B": 1})),
     # XBoard does not know the variant: engine-defined pieces (Betza): knights move but never
     # capture, pawns without e.p., king with castling.
     xboard_pieces=("piece N& mN", "piece P& fmWfcFifmW2", "piece K& KisO2"),

@@ -81,15 +81,19 @@ def field_offsets(*widths):
  U_SIZE) = field_offsets(1, 1, 1, 1, 1, 1)
 MAX_GAME_PLIES = 2048  # undo stack / history capacity (game + search)
 
+CASTLE_MAXSQ = 12   # squares per castling path (must-be-empty / must-not-be-attacked lists)
+MAX_NOMATE = 4      # insufficient-material sets per variant
+
 # variant table (int32[V_SIZE], 1-D, read-only): compiled from a variant record by
-# engine/rules/tables.py; the generator reads rules only from here
+# engine/rules/tables.py; the generator reads rules only from here.
+# Castling fields are indexed by c = 2 * colour + side (side 0 king side, 1 queen side),
+# the same bit as in S_CASTLE (1 << c).
 (V_WIDTH,         # files
  V_HEIGHT,        # ranks
  V_FLAGS,         # VF_* bits
  V_DOUBLE_RANK,   # 0-based rank (from the mover's side) a pawn may double-step from
  V_PROMO_START,   # 0-based relative rank where the promotion zone starts (last rank is mandatory)
  V_NPROMO,        # number of promotion types
- V_INSUF,         # insufficient-material rule: 0 chess, 1 grand, 2 knightrelay
  V_PROMO,         # V_PROMO + i: promotion piece types, i < V_NPROMO
  V_PROMO_MAX,     # V_PROMO_MAX + type: max count of that type per side (promotion limit)
  V_LEAP_N,        # V_LEAP_N + type: number of leaper offsets
@@ -103,8 +107,22 @@ MAX_GAME_PLIES = 2048  # undo stack / history capacity (game + search)
  V_RANK,          # V_RANK + sq: 0-based rank
  V_SLIDEMASK,     # V_SLIDEMASK + type: bit d set if the type attacks along LINE_OFFSETS[d] (towards the target)
  V_RELAYABLE,     # V_RELAYABLE + type: 1 if the type gains knight moves when relayed
- V_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 8, NTYPES, NTYPES, NTYPES, NTYPES * 16, NTYPES * 8,
-                    1, 100, NSQ, NSQ, NSQ, NTYPES, NTYPES)
+ V_CK_FROM,       # V_CK_FROM + colour: the square a castling king starts from
+ V_CR_FROM,       # V_CR_FROM + c: the castling rook's start square
+ V_CK_TO,         # V_CK_TO + c: the king's destination square
+ V_CR_TO,         # V_CR_TO + c: the rook's destination square
+ V_CEMPTY_N,      # V_CEMPTY_N + c: number of squares that must be empty
+ V_CEMPTY,        # V_CEMPTY + c*CASTLE_MAXSQ + j: squares that must be empty
+ V_CSAFE_N,       # V_CSAFE_N + c: number of squares that must not be attacked
+ V_CSAFE,         # V_CSAFE + c*CASTLE_MAXSQ + j: the king's start and crossed squares (its
+                  #   destination is left to the legality test)
+ V_NNOMATE,       # number of insufficient-material sets (material with which no mate is possible)
+ V_NOMATE,        # V_NOMATE + e*NTYPES + type: most pieces of that type (both sides) in set e
+ V_NOMATE_COLOUR,  # V_NOMATE_COLOUR + e: bit t set if the type-t pieces must stand on one square colour
+ V_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 8, NTYPES, NTYPES, NTYPES, NTYPES * 16, NTYPES * 8,
+                    1, 100, NSQ, NSQ, NSQ, NTYPES, NTYPES,
+                    2, 4, 4, 4, 4, 4 * CASTLE_MAXSQ, 4, 4 * CASTLE_MAXSQ,
+                    1, MAX_NOMATE * NTYPES, MAX_NOMATE)
 
 VF_CASTLING = 1
 VF_EP = 2

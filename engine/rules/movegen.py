@@ -12,17 +12,20 @@ arrays only (layouts in :mod:`engine.rules.layout`):
 * ``moves``  ``int32[...]``      caller-owned move buffer; generators write from index ``n0`` and return the new end
 
 Nothing allocates per node. The generator reads tables and flags only; it never
-names a variant. Rules: FIDE laws, ``grand.md`` and ``knightrelay.md``.
+names a variant. Rules: FIDE laws, ``variants/rules/grand.md`` and ``variants/rules/knightrelay.md``.
 """
 import numpy as np
 from .jit import njit
 
-from .layout import (STRIDE, NSQ, PAWN, KNIGHT, KING, NTYPES, WHITE, BLACK, EMPTY, OFF,
+from .layout import (STRIDE, NSQ, SQ_MASK, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, MOVE_FLAGS_SHIFT, MOVE_EP_BIT,
+                     PAWN, KNIGHT, ROOK, KING, NTYPES, WHITE, BLACK, EMPTY, OFF,
                      F_DOUBLE, F_EP, F_CASTLE, S_SIDE, S_EP, S_CASTLE, S_HALFMOVE, S_FULLMOVE,
                      S_KSQ, S_HASH, S_PLY, S_COUNT, U_MOVE, U_CAPT, U_EP, U_CASTLE, U_HALF, U_HASH,
                      V_HEIGHT, V_FLAGS, V_DOUBLE_RANK, V_PROMO_START, V_NPROMO, V_PROMO,
                      V_PROMO_MAX, V_LEAP_N, V_SLIDE_N, V_LEAP, V_SLIDE, V_NSQUARES, V_SQUARES,
-                     V_CMASK, V_FILE, V_RANK, V_SLIDEMASK, V_RELAYABLE, V_INSUF,
+                     V_CMASK, V_FILE, V_RANK, V_SLIDEMASK, V_RELAYABLE, V_CK_FROM, V_CR_FROM, V_CK_TO,
+                     V_CR_TO, V_CEMPTY_N, V_CSAFE_N, V_CEMPTY, V_CSAFE, CASTLE_MAXSQ, V_NNOMATE, V_NOMATE,
+                     V_NOMATE_COLOUR,
                      VF_CASTLING, VF_EP, VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS, LINE_OFFSETS)
 
 MAX_MOVES = 512          # capacity of one ply's slice of a move buffer
@@ -71,7 +74,7 @@ def is_attacked(board, st, vt, sq, by):
     else:
         if board[sq + STRIDE - 1] == pawn or board[sq + STRIDE + 1] == pawn:
             return True
-    for ty in range(2, NTYPES):
+    for ty in range(KNIGHT, NTYPES):   # every type but the pawn (tested above)
         n = vt[V_LEAP_N + ty]
         if n == 0 or st[S_COUNT + (ty | cb)] == 0:
             continue
@@ -129,12 +132,12 @@ def _add_pawn(moves, n, st, vt, frm, to, rel, us, capture, mode):
         for i in range(vt[V_NPROMO]):
             ty = vt[V_PROMO + i]
             if st[S_COUNT + (ty | cb)] < vt[V_PROMO_MAX + ty]:
-                moves[n] = frm | (to << 8) | (ty << 16)
+                moves[n] = frm | (to << MOVE_TO_SHIFT) | (ty << MOVE_PROMO_SHIFT)
                 n += 1
         if rel == last:
             return n
     if mode == GEN_ALL or capture:
-        moves[n] = frm | (to << 8)
+        moves[n] = frm | (to << MOVE_TO_SHIFT)
         n += 1
     return n
 
@@ -174,7 +177,7 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
             if board[to] == EMPTY:
                 n = _add_pawn(moves, n, st, vt, s, to, rel + 1, us, False, mode)
                 if rel == vt[V_DOUBLE_RANK] and mode == GEN_ALL and board[to + fwd] == EMPTY:
-                    moves[n] = s | ((to + fwd) << 8) | (F_DOUBLE << 20)
+                    moves[n] = s | ((to + fwd) << MOVE_TO_SHIFT) | (F_DOUBLE << MOVE_FLAGS_SHIFT)
                     n += 1
             for dx in (-1, 1):
                 t = to + dx
@@ -182,7 +185,7 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
                 if q != EMPTY and q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
                     n = _add_pawn(moves, n, st, vt, s, t, rel + 1, us, True, mode)
                 elif t == ep and ep != 0:
-                    moves[n] = s | (t << 8) | (F_EP << 20)
+                    moves[n] = s | (t << MOVE_TO_SHIFT) | (F_EP << MOVE_FLAGS_SHIFT)
                     n += 1
         else:
             base = V_LEAP + ty * 16
@@ -191,12 +194,12 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
                 q = board[t]
                 if q == EMPTY:
                     if mode == GEN_ALL:
-                        moves[n] = s | (t << 8)
+                        moves[n] = s | (t << MOVE_TO_SHIFT)
                         n += 1
                 elif q != OFF and (q & 0x30) == ce:
                     if passive and (ty == KNIGHT or q == eknight):
                         continue
-                    moves[n] = s | (t << 8)
+                    moves[n] = s | (t << MOVE_TO_SHIFT)
                     n += 1
             base = V_SLIDE + ty * 8
             for j in range(vt[V_SLIDE_N + ty]):
@@ -204,12 +207,12 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
                 t = s + off
                 while board[t] == EMPTY:
                     if mode == GEN_ALL:
-                        moves[n] = s | (t << 8)
+                        moves[n] = s | (t << MOVE_TO_SHIFT)
                         n += 1
                     t += off
                 q = board[t]
                 if q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
-                    moves[n] = s | (t << 8)
+                    moves[n] = s | (t << MOVE_TO_SHIFT)
                     n += 1
             if ty == KING and (flags & VF_CASTLING) != 0 and mode == GEN_ALL:
                 n = _gen_castling(board, st, vt, moves, n, s, us)
@@ -225,36 +228,56 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
                         continue
                 if q == EMPTY:
                     if mode == GEN_ALL:
-                        moves[n] = s | (t << 8)
+                        moves[n] = s | (t << MOVE_TO_SHIFT)
                         n += 1
                 elif (q & 0x30) == ce and q != eknight:
-                    moves[n] = s | (t << 8)
+                    moves[n] = s | (t << MOVE_TO_SHIFT)
                     n += 1
     return n
 
 
 @njit(cache=True, nogil=True)
 def _gen_castling(board, st, vt, moves, n, ksq, us):
-    """Orthodox castling moves (king two files towards the corner rook)."""
+    """Castling moves of the king on ``ksq`` (king side first), from the variant table:
+    right held, king and rook on their start squares, the squares between empty, the
+    king's start and crossed squares not attacked (its destination: legality test)."""
     rights = st[S_CASTLE] >> (2 * us)
-    if (rights & 3) == 0:
-        return n
-    home = 0 if us == WHITE else vt[V_HEIGHT] - 1
-    e = (home + 2) * STRIDE + 5
-    if ksq != e:
+    if (rights & 3) == 0 or ksq != vt[V_CK_FROM + us]:
         return n
     them = 1 - us
-    rook = 4 | (us << 4)
-    if (rights & 1) != 0 and board[e + 1] == EMPTY and board[e + 2] == EMPTY and board[e + 3] == rook:
-        if not is_attacked(board, st, vt, e, them) and not is_attacked(board, st, vt, e + 1, them):
-            moves[n] = e | ((e + 2) << 8) | (F_CASTLE << 20)
-            n += 1
-    if (rights & 2) != 0 and board[e - 1] == EMPTY and board[e - 2] == EMPTY and board[e - 3] == EMPTY \
-            and board[e - 4] == rook:
-        if not is_attacked(board, st, vt, e, them) and not is_attacked(board, st, vt, e - 1, them):
-            moves[n] = e | ((e - 2) << 8) | (F_CASTLE << 20)
+    rook = ROOK | (us << 4)
+    for side in range(2):
+        if ((rights >> side) & 1) == 0:
+            continue
+        c = 2 * us + side
+        if board[vt[V_CR_FROM + c]] != rook:
+            continue
+        ok = True
+        base = V_CEMPTY + c * CASTLE_MAXSQ
+        for j in range(vt[V_CEMPTY_N + c]):
+            if board[vt[base + j]] != EMPTY:
+                ok = False
+                break
+        if not ok:
+            continue
+        base = V_CSAFE + c * CASTLE_MAXSQ
+        for j in range(vt[V_CSAFE_N + c]):
+            if is_attacked(board, st, vt, vt[base + j], them):
+                ok = False
+                break
+        if ok:
+            moves[n] = ksq | (vt[V_CK_TO + c] << MOVE_TO_SHIFT) | (F_CASTLE << MOVE_FLAGS_SHIFT)
             n += 1
     return n
+
+
+@njit(cache=True, nogil=True)
+def _castle_index(vt, us, to):
+    """Index ``2 * colour + side`` of a castling move by colour ``us`` with the king landing on ``to``."""
+    c = 2 * us
+    if to != vt[V_CK_TO + c]:
+        c += 1
+    return c
 
 
 @njit(cache=True, nogil=True)
@@ -292,10 +315,10 @@ def make_move(board, st, stack, hist, vt, zob, m):
     stack[ply, U_CASTLE] = st[S_CASTLE]
     stack[ply, U_HALF] = st[S_HALFMOVE]
     stack[ply, U_HASH] = st[S_HASH]
-    frm = m & 0xFF
-    to = (m >> 8) & 0xFF
-    promo = (m >> 16) & 0xF
-    flags = (m >> 20) & 0xF
+    frm = m & SQ_MASK
+    to = (m >> MOVE_TO_SHIFT) & SQ_MASK
+    promo = (m >> MOVE_PROMO_SHIFT) & 0xF
+    flags = (m >> MOVE_FLAGS_SHIFT) & 0xF
     us = st[S_SIDE]
     them = 1 - us
     fwd = STRIDE if us == WHITE else -STRIDE
@@ -326,10 +349,9 @@ def make_move(board, st, stack, hist, vt, zob, m):
     if (p & 15) == KING:
         st[S_KSQ + us] = to
         if (flags & F_CASTLE) != 0:
-            if to > frm:
-                rf, rt = to + 1, to - 1
-            else:
-                rf, rt = to - 2, to + 1
+            c = _castle_index(vt, us, to)
+            rf = vt[V_CR_FROM + c]
+            rt = vt[V_CR_TO + c]
             r = board[rf]
             board[rf] = EMPTY
             board[rt] = r
@@ -367,10 +389,10 @@ def unmake_move(board, st, stack, vt):
     ply = st[S_PLY] - 1
     m = stack[ply, U_MOVE]
     capt = stack[ply, U_CAPT]
-    frm = m & 0xFF
-    to = (m >> 8) & 0xFF
-    promo = (m >> 16) & 0xF
-    flags = (m >> 20) & 0xF
+    frm = m & SQ_MASK
+    to = (m >> MOVE_TO_SHIFT) & SQ_MASK
+    promo = (m >> MOVE_PROMO_SHIFT) & 0xF
+    flags = (m >> MOVE_FLAGS_SHIFT) & 0xF
     them = st[S_SIDE]
     us = 1 - them
     p = board[to]
@@ -392,10 +414,9 @@ def unmake_move(board, st, stack, vt):
     if (p & 15) == KING:
         st[S_KSQ + us] = frm
         if (flags & F_CASTLE) != 0:
-            if to > frm:
-                rf, rt = to + 1, to - 1
-            else:
-                rf, rt = to - 2, to + 1
+            c = _castle_index(vt, us, to)
+            rf = vt[V_CR_FROM + c]
+            rt = vt[V_CR_TO + c]
             board[rf] = board[rt]
             board[rt] = EMPTY
     if us == BLACK:
@@ -443,9 +464,9 @@ def unmake_null(st, stack):
 @njit(cache=True, nogil=True)
 def _legal_slow(board, st, vt, m):
     """Play ``m`` on the board only and test the mover's king; restores the board."""
-    frm = m & 0xFF
-    to = (m >> 8) & 0xFF
-    flags = (m >> 20) & 0xF
+    frm = m & SQ_MASK
+    to = (m >> MOVE_TO_SHIFT) & SQ_MASK
+    flags = (m >> MOVE_FLAGS_SHIFT) & 0xF
     us = st[S_SIDE]
     them = 1 - us
     p = board[frm]
@@ -466,10 +487,9 @@ def _legal_slow(board, st, vt, m):
     rf = 0
     rt = 0
     if (flags & F_CASTLE) != 0:
-        if to > frm:
-            rf, rt = to + 1, to - 1
-        else:
-            rf, rt = to - 2, to + 1
+        c = _castle_index(vt, us, to)
+        rf = vt[V_CR_FROM + c]
+        rt = vt[V_CR_TO + c]
         board[rt] = board[rf]
         board[rf] = EMPTY
     ok = not is_attacked(board, st, vt, k, them)
@@ -505,9 +525,9 @@ def gen_legal(board, st, vt, moves, n0, mode):
     j = n0
     for i in range(n0, n):
         m = moves[i]
-        frm = m & 0xFF
+        frm = m & SQ_MASK
         fast = False
-        if not check and frm != k and ((m >> 20) & F_EP) == 0:
+        if not check and frm != k and (m & MOVE_EP_BIT) == 0:
             df = vt[V_FILE + frm] - kf
             dr = vt[V_RANK + frm] - kr
             if df != 0 and dr != 0 and df != dr and df != -dr:
@@ -555,37 +575,30 @@ def perft(board, st, stack, hist, vt, zob, depth, moves, ply):
 
 @njit(cache=True, nogil=True)
 def insufficient_material(board, st, vt):
-    """True if neither side can ever mate, by the variant's rule (``V_INSUF``).
-
-    chess (python-chess's definition): no pawns, rooks, queens; and either a
-    single minor piece in all, or bishops only, all on one square colour.
-    grand (grand.md: only where no mate is possible at all; where in doubt match
-    Fairy-Stockfish): no pawns, rooks, queens, marshals, cardinals, and the chess
-    rule above (K v K, K + one minor v K, or bishops only, all on one colour).
-    knightrelay (knightrelay.md): no pawns, rooks, queens; and either no bishops
-    (kings and knights only) or no knights and at most one bishop.
-    """
-    rule = vt[V_INSUF]
-    heavy = 0
-    for c in (0, 16):
-        heavy += st[S_COUNT + (PAWN | c)] + st[S_COUNT + (4 | c)] + st[S_COUNT + (5 | c)] \
-            + st[S_COUNT + (7 | c)] + st[S_COUNT + (8 | c)]
-    if heavy != 0:
-        return False
-    knights = st[S_COUNT + KNIGHT] + st[S_COUNT + (KNIGHT | 16)]
-    bishops = st[S_COUNT + 3] + st[S_COUNT + (3 | 16)]
-    if rule == 2:
-        return bishops == 0 or (knights == 0 and bishops <= 1)
-    if knights + bishops <= 1:
-        return True
-    if knights != 0:
-        return False
-    seen = 0
-    for i in range(vt[V_NSQUARES]):
-        s = vt[V_SQUARES + i]
-        if board[s] != OFF and (board[s] & 15) == 3:
-            seen |= 1 << ((vt[V_FILE + s] + vt[V_RANK + s]) & 1)
-    return seen != 3
+    """True if neither side can ever mate: the material on the board (both sides,
+    kings aside) fits one of the variant's no-mate sets (``V_NOMATE``: most pieces
+    per type; ``V_NOMATE_COLOUR``: types that must all stand on one square colour)."""
+    for e in range(vt[V_NNOMATE]):
+        base = V_NOMATE + e * NTYPES
+        fits = True
+        for ty in range(PAWN, NTYPES):
+            if ty != KING and st[S_COUNT + ty] + st[S_COUNT + (ty | (BLACK << 4))] > vt[base + ty]:
+                fits = False
+                break
+        if not fits:
+            continue
+        mask = vt[V_NOMATE_COLOUR + e]
+        if mask == 0:
+            return True
+        seen = 0
+        for i in range(vt[V_NSQUARES]):
+            s = vt[V_SQUARES + i]
+            p = board[s]
+            if p != EMPTY and ((mask >> (p & 15)) & 1) != 0:
+                seen |= 1 << ((vt[V_FILE + s] + vt[V_RANK + s]) & 1)
+        if seen != 3:
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)

@@ -24,7 +24,7 @@ def san(pos, move: int, legal: list[int] | None = None) -> str:
     p = int(pos.board[frm]) & 15
     capture = int(pos.board[to]) not in (L.EMPTY, L.OFF) or bool(flags & L.F_EP)
     if flags & L.F_CASTLE:
-        text = "O-O" if to > frm else "O-O-O"
+        text = "O-O" if L.file_of(to) == pos.variant.castling_king_to[0] else "O-O-O"
     elif p == L.PAWN:
         if _is_relay_pawn_jump(frm, to):
             text = square_name(frm) + ("x" if capture else "") + square_name(to)

@@ -105,8 +105,8 @@ class Position:
                     continue
                 c = 0 if ch.isupper() else 1
                 home = 0 if c == 0 else v.height - 1
-                rook_file = 7 if ch.upper() == "K" else 0
-                if (board[L.square(4, home)] == (L.KING | (c << 4))
+                rook_file = v.castling_rook_files[0 if ch.upper() == "K" else 1]
+                if (board[L.square(v.castling_king_file, home)] == (L.KING | (c << 4))
                         and board[L.square(rook_file, home)] == (L.ROOK | (c << 4))):
                     rights |= bit
         st[L.S_SIDE] = us
@@ -278,9 +278,11 @@ class Position:
         for mv in legal:
             if L.move_from(mv) == frm and L.move_to(mv) == to and L.move_promo(mv) == promo:
                 return mv
+        v = self.variant
         for mv in legal:  # king-takes-own-rook castling notation
             if L.move_flags(mv) & L.F_CASTLE and L.move_from(mv) == frm and promo == 0:
-                rook_sq = L.square(7 if L.move_to(mv) > frm else 0, L.rank_of(frm))
+                side = 0 if L.file_of(L.move_to(mv)) == v.castling_king_to[0] else 1
+                rook_sq = L.square(v.castling_rook_files[side], L.rank_of(frm))
                 if to == rook_sq:
                     return mv
         raise ValueError(f"illegal move {text!r} in {self.fen()}")
