@@ -12,6 +12,7 @@ import json
 import math
 import os
 
+import variants
 from bench import stats
 from bench.pgn_reader import read_games, replay
 
@@ -81,7 +82,12 @@ def summary(pgn_text: str, journal: list[dict]) -> dict:
             fen, error = pos.fen(), None
         except ValueError as e:
             fen, error = None, str(e)
-        current = {"white": cur.tags.get("White", "?"), "black": cur.tags.get("Black", "?"),
+        try:
+            v = variants.get(cur.variant)
+            size = (v.width, v.height)
+        except KeyError:
+            size = (8, 8)
+        current = {"width": size[0], "height": size[1], "white": cur.tags.get("White", "?"), "black": cur.tags.get("Black", "?"),
                    "round": cur.tags.get("Round", "?"), "variant": cur.variant, "moves": cur.moves,
                    "result": cur.result if cur.complete else "*", "fen": fen, "error": error}
     return {"type": "watch", "games": len(finished), "first": first, "second": second,

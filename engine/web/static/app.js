@@ -105,6 +105,7 @@ function applyState(st) {
   app.state = st;
   const v = app.variants[st.variant];
   board.setSize(v.width, v.height);
+  board.names = Object.fromEntries(v.pieces.map((p) => [p.letter, p.name]));
   if (!prev || prev.version !== st.version || prev.moves.length !== st.moves.length) {
     app.viewPly = st.moves.length; app.preview = null;
   }

@@ -84,7 +84,8 @@ export class Board {
           pieceEl = document.createElement("div");
           pieceEl.className = "piece";
           pieceEl.dataset.piece = code;
-          pieceEl.title = (code[0] === "w" ? "white " : "black ") + (PIECE_NAMES[code[1]] || code[1]);
+          const names = this.names || PIECE_NAMES;
+          pieceEl.title = (code[0] === "w" ? "white " : "black ") + (names[code[1]] || code[1]);
           pieceEl.innerHTML = pieceSVG(p);
           sq.appendChild(pieceEl);
         }

@@ -2,7 +2,6 @@
 import { Board } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
-const SIZES = { chess: [8, 8], knightrelay: [8, 8], grand: [10, 10] };
 const wboard = new Board($("watch-board"), { interactive: false });
 let ws = null;
 
@@ -32,8 +31,7 @@ function render(m) {
   const c = m.current;
   if (c) {
     $("watch-players").textContent = `Round ${c.round}: ${c.white} - ${c.black} ${c.result}`;
-    const [w, h] = SIZES[c.variant] || [8, 8];
-    wboard.setSize(w, h);
+    wboard.setSize(c.width, c.height);
     if (c.fen) wboard.setPosition(c.fen);
     $("watch-moves").textContent = c.moves.map((s, i) => (i % 2 === 0 ? `${i / 2 + 1}. ` : "") + s).join(" ") +
       (c.error ? ` (${c.error})` : "");
