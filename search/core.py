@@ -273,7 +273,7 @@ def qsearch(c, alpha, beta, ply):
         if stand >= beta:
             if ti < 0:
                 # remember the stand-pat bound and the eval (revisits skip evaluate)
-                tt_store(tt, key, np.int64(0), stand, np.int64(0), BOUND_LOWER, info[I_GEN])
+                tt_store(tt, key, np.int64(0), stand, np.int64(0), np.int64(BOUND_LOWER), info[I_GEN])
                 _tt_set_eval(tt, key, stand)
             return stand
         if stand > alpha:
@@ -431,7 +431,7 @@ def search(c, alpha, beta, depth, ply):
             return beta
     # Step 6. Generate and order moves
     n0 = ply * MAX_MOVES
-    n = gen_legal(board, st, vt, moves, n0, GEN_ALL)
+    n = gen_legal(board, st, vt, moves, n0, np.int64(GEN_ALL))   # not a literal: one compiled gen_legal
     if n == n0:
         return -MATE + ply if check else 0
     _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h)

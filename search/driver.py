@@ -19,19 +19,17 @@ import numpy as np
 
 from engine.rules import layout as L
 from engine.rules import movegen as G
-from engine.rules.movegen import MAX_MOVES
 from engine.rules.position import Position
 import variants as _variants
 from . import core as C
 from .core import SearchCtx, search_root
 from .eval import build_eval
-from .limits import Limits  # noqa: F401  (re-exported: search.driver.Limits is the public name)
-from .timeman import allocate
+from .limits import Limits, MAX_DEPTH  # noqa: F401  (re-exported: search.driver.Limits is the public name)
+from .timeman import allocate, MOVE_OVERHEAD_DEFAULT
 from .tt import HASH_MIN_MB, HASH_MAX_MB, hashfull, tt_alloc
 
 MAX_MULTIPV = 5
-
-
+BOUND_INFO_AFTER_MS = 3000   # aspiration fail-high/low info lines only in long searches (as Stockfish)
 
 
 class SearchState:
@@ -39,8 +37,8 @@ class SearchState:
 
     def __init__(self, hash_mb: int = 16):
         self.tt = tt_alloc(hash_mb)
-        self.moves = np.zeros(C.MAX_PLY * MAX_MOVES, dtype=np.int32)
-        self.scores = np.zeros(C.MAX_PLY * MAX_MOVES, dtype=np.int32)
+        self.moves = np.zeros(C.MAX_PLY * G.MAX_MOVES, dtype=np.int32)
+        self.scores = np.zeros(C.MAX_PLY * G.MAX_MOVES, dtype=np.int32)
         self.pv = np.zeros((C.MAX_PLY + 1, C.MAX_PLY + 1), dtype=np.int32)
         self.pvlen = np.zeros(C.MAX_PLY + 2, dtype=np.int32)
         self.killers = np.zeros((C.MAX_PLY + 1, 2), dtype=np.int32)
@@ -79,7 +77,8 @@ class Searcher:
 
     def __init__(self, hash_mb: int = 16):
         self.multipv = 1
-        self.move_overhead = 30
+        self.move_overhead = MOVE_OVERHEAD_DEFAULT
+        self.bound_info_after_ms = BOUND_INFO_AFTER_MS
         self._hash_mb = hash_mb
         self._state = None
         self._thread = None
@@ -286,7 +285,7 @@ class Searcher:
         info[C.I_MAXPLY] = max(2, min(C.MAX_PLY, L.MAX_GAME_PLIES - pos.ply - 4))
         st.killers[:] = 0
         st.hist_h //= 2
-        maxd = C.MAX_PLY - 2
+        maxd = min(MAX_DEPTH, C.MAX_PLY - 2)
         if limits.depth is not None:
             maxd = max(1, min(int(limits.depth), maxd))
         npv = max(1, min(int(self.multipv), MAX_MULTIPV, len(legal)))
@@ -313,6 +312,8 @@ class Searcher:
                     if info[C.I_ABORT]:
                         aborted = True
                         break
+                    if (sc <= alpha and alpha > -C.INF) or (sc >= beta and beta < C.INF):
+                        self._bound_info(pos, on_info, d, k, sc, "upper" if sc <= alpha else "lower")
                     if sc <= alpha and alpha > -C.INF:
                         alpha = max(sc - delta, -C.INF)
                         beta = (alpha + beta) // 2 if beta < C.INF else beta
@@ -325,7 +326,7 @@ class Searcher:
                         alpha, beta = -C.INF, C.INF
                 if aborted:
                     break
-                pv = self._clean_pv(pos, [int(x) for x in st.pv[0, :st.pvlen[0]]])
+                pv = self._root_pv(pos)
                 if not pv:
                     pv = [legal[0]] if k == 0 else [m for m in legal if m not in excl][:1]
                 lines.append((sc, pv))
@@ -342,7 +343,7 @@ class Searcher:
             for k, (sc, pv) in enumerate(lines):
                 inf = dict(depth=d, seldepth=int(max(info[C.I_SELDEPTH], d)), multipv=k + 1,
                            score=score_tuple(sc), nodes=nodes, nps=int(nodes * 1000 / max(el, 1.0)),
-                           time=int(el), hashfull=self._hashfull(), pv=pv, bound=None)
+                           time=int(el), hashfull=self._hashfull(), pv=[pos.uci(m) for m in pv], bound=None)
                 if k == 0:
                     self._progress = inf
                 with self._lock:
@@ -369,6 +370,28 @@ class Searcher:
                 if timed and abs(sc0) > C.MATE_BOUND and d >= 2 * (C.MATE - abs(sc0)) + 4:
                     break  # a mate is proven well inside the horizon
         return best, ponder
+
+    def _root_pv(self, pos):
+        st = self._state
+        return self._clean_pv(pos, [int(x) for x in st.pv[0, :st.pvlen[0]]])
+
+    def _bound_info(self, pos, on_info, d, k, sc, bound):
+        """An ``info`` for a failed aspiration window (``bound`` 'lower' on a fail high, 'upper'
+        on a fail low), in searches longer than ``bound_info_after_ms``, as Stockfish does."""
+        el = self._search_ms()
+        if el < self.bound_info_after_ms:
+            return
+        st = self._state
+        nodes = int(st.info[C.I_NODES])
+        pv = self._root_pv(pos)
+        inf = dict(depth=d, seldepth=int(max(st.info[C.I_SELDEPTH], d)), multipv=k + 1,
+                   score=score_tuple(sc), nodes=nodes, nps=int(nodes * 1000 / max(el, 1.0)),
+                   time=int(el), hashfull=self._hashfull(), pv=[pos.uci(m) for m in pv], bound=bound)
+        with self._lock:
+            try:
+                on_info(inf)
+            except Exception:  # a broken callback must not cost the move
+                pass
 
     @staticmethod
     def _clean_pv(pos, pv):

@@ -15,11 +15,15 @@
 """
 from __future__ import annotations
 
+# Move Overhead (ms) kept in reserve for GUI/OS lag: the one default for the Searcher and the
+# protocols' option. Cute Chess counts from `go` to `bestmove` with no margin, and a Python
+# engine loses tens of ms to pipes and thread wake-ups.
+MOVE_OVERHEAD_DEFAULT = 100
 DEFAULT_MTG = 30          # assumed moves left in sudden death: a typical game length beyond the opening
 SAFETY_MS = 10            # kept in hand besides the move overhead (thread wake-up, Python, pipe)
 
 
-def allocate(limits, side: int, move_overhead: int = 30):
+def allocate(limits, side: int, move_overhead: int = MOVE_OVERHEAD_DEFAULT):
     """Return ``(soft_ms, hard_ms)`` (floats or None) for ``limits`` (:class:`search.driver.Limits`)."""
     if limits.movetime is not None:
         t = max(1.0, float(limits.movetime) - move_overhead)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import time
 
 from bench import engines
@@ -21,6 +22,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 class EngineTimeout(AssertionError):
     pass
+
+
+_warm: list = []
+
+
+def ensure_warm_cache(timeout: float = 600.0) -> None:
+    """Fill this tree's numba cache (``cardinal warmup``) once per test run, so tests that
+    time a warm start do not time a compile after a source change."""
+    if _warm:
+        return
+    cmd, cwd = engines.cardinal_command()
+    r = subprocess.run(cmd + ["warmup"], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stdout + r.stderr
+    _warm.append(True)
 
 
 class EngineProcess:

@@ -117,7 +117,10 @@ def engine_mate(pos, depth):
     s.wait()
     sc = out.get("score")
     if sc and sc[0] == "mate" and sc[1] > 0:
-        return sc[1], out.get("pv", [])
+        p, pv = pos.copy(), []
+        for m in out.get("pv", []):      # the Searcher's PV is move strings
+            pv.append(p.push_uci(m))
+        return sc[1], pv
     return None, None
 
 

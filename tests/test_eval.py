@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from engine.rules.position import Position
-from search.eval import build_eval, evaluate, EV_SIZE
+from search.eval import build_eval, evaluate
 from tests.conftest import random_positions
 
 from tests.conftest import VARIANTS
@@ -29,10 +29,17 @@ def ev_of(pos):
 
 
 
-def test_flip_fen_involution():
+def test_colour_flip_mirrors_moves_and_eval():
+    """The engine sees the colour-flipped position as the mirror image: the same number of
+    legal moves (the e.p. capture and both castlings included, mirrored) and the same eval."""
     f = "r3k2r/8/8/3pP3/8/8/8/R3K2R w KQq d6 0 1"
-    assert flip_fen(flip_fen(f)) == f
-    assert flip_fen(f).split()[3] == "d3"
+    pos = Position.from_fen(f, "chess")
+    flipped = Position.from_fen(flip_fen(f), "chess")
+    assert flipped.fen() == "r3k2r/8/8/8/3Pp3/8/8/R3K2R b Qkq d3 0 1"
+    assert "e5d6" in pos.legal_uci() and "e4d3" in flipped.legal_uci()          # e.p. both ways
+    assert {"e1g1", "e1c1"} <= set(pos.legal_uci()) and {"e8g8", "e8c8"} <= set(flipped.legal_uci())
+    assert len(pos.legal_moves()) == len(flipped.legal_moves())
+    assert ev_of(pos) == ev_of(flipped)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -60,11 +67,13 @@ def test_material_matters():
 
 
 def test_grand_compound_values_and_passed_pawn():
-    ev = build_eval("grand")
-    assert ev.shape == (EV_SIZE,) and ev.dtype == np.int32
     a = Position.from_fen("k9/10/10/10/10/10/10/10/10/C8K w - - 0 1", "grand")
     b = Position.from_fen("k9/10/10/10/10/10/10/10/10/R8K w - - 0 1", "grand")
     assert ev_of(a) > ev_of(b) + 200   # marshal > rook
+    # and the same from the other side: Black to move, Black's marshal is worth more than its rook
+    a_b = Position.from_fen("K9/10/10/10/10/10/10/10/10/c8k b - - 0 1", "grand")
+    b_b = Position.from_fen("K9/10/10/10/10/10/10/10/10/r8k b - - 0 1", "grand")
+    assert ev_of(a_b) > ev_of(b_b) + 200
     # a passed pawn on rank 7 (one rank before the grand promotion zone) beats one on rank 4
     far = Position.from_fen("k9/10/10/10/10/10/5P4/10/10/9K w - - 0 1", "grand")
     near = Position.from_fen("k9/10/10/10/5P4/10/10/10/10/9K w - - 0 1", "grand")

@@ -45,9 +45,9 @@ def test_mate_found(variant, fen, n, tags):
     s.wait(60)
     assert infos[-1]["score"] == ("mate", n), (fen, infos[-1]["score"])
     pv = infos[-1]["pv"]
-    assert done[0] == pv[0]
+    assert pos.uci(done[0]) == pv[0]
     p = pos.copy()
     for m in pv:
-        assert m in p.legal_moves()
-        p.push(m)
+        assert m in p.legal_uci()
+        p.push_uci(m)
     assert len(pv) == 2 * n - 1 and p.status() == "checkmate"

@@ -44,3 +44,13 @@ def test_gui_move_leniency_is_only_for_relayed_checks():
     relay = Position.from_fen("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1", "knightrelay")
     with pytest.raises(ValueError):
         relay.push_gui_move("e8e7")              # attacked by the rook itself: refused
+
+
+def test_perft_rejects_negative_depth():
+    pos = Position.from_fen(None, "grand")
+    for bad in (-1, -5, 1.5, "2"):
+        with pytest.raises(ValueError):
+            pos.perft(bad)
+    with pytest.raises(ValueError):
+        pos.divide(0)
+    assert pos.perft(0) == 1

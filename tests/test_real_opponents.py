@@ -52,12 +52,14 @@ def _play(opponent: EngineSpec, cardinal_proto: str, tmp_path):
     return res
 
 
+@pytest.mark.timing
 def test_cardinal_vs_fairy_stockfish_uci(tmp_path):
     fsf = _binary("fairy-stockfish")
     res = _play(EngineSpec(cmd=[fsf], proto="uci", name="Fairy-Stockfish"), "uci", tmp_path)
     print(res.score_line())
 
 
+@pytest.mark.timing
 def test_cardinal_vs_sjaak_xboard(tmp_path):
     sjaak = _binary("sjaakii")
     res = _play(EngineSpec(cmd=[sjaak], proto="xboard", name="Sjaak II"), "xboard", tmp_path)

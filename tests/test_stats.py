@@ -61,7 +61,13 @@ def test_llr_exact_and_approximation_agree_and_decide():
     assert t.status(w, d, l) == "H1"
     assert t.status(l, d, w) == "H0"                    # mirrored: clearly worse
     assert t.status(10, 10, 10) == "continue"
-    # at the midpoint score between s0 and s1 the approximation is zero
+    # at the midpoint score between s0 and s1 both are zero, and the sign follows the score:
+    # with elo0 = -elo1 the midpoint is 0.5, i.e. as many wins as losses
+    assert S.llr_approx(100, 50, 100, -5, 5) == pytest.approx(0.0, abs=1e-9)
+    assert S.llr(100, 50, 100, -5, 5) == pytest.approx(0.0, abs=1e-6)
+    assert S.llr(101, 50, 99, -5, 5) > 0 and S.llr_approx(101, 50, 99, -5, 5) > 0
+    assert S.llr(99, 50, 101, -5, 5) < 0 and S.llr_approx(99, 50, 101, -5, 5) < 0
+    # no games: no evidence either way
     assert S.llr(0, 0, 0, 0, 5) == 0.0
     # equal results: the LLR favours H0 (elo 0) over H1 (elo 5)
     assert S.llr(100, 100, 100, 0, 5) < 0

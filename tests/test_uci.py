@@ -1,7 +1,7 @@
 """UCI transcripts against the real ``cardinal`` process (``python -m engine``) over pipes.
 
-Transcripts follow ../shared/PROTOCOLS.md section 1 (what Cute Chess and
-Fairy-Stockfish send). Every wait has a timeout (tests/engine_proc.py), so a
+Transcripts follow the UCI specification and what Cute Chess and
+Fairy-Stockfish send. Every wait has a timeout (tests/engine_proc.py), so a
 hung engine fails instead of hanging the run. Searches are short (small
 movetime/depth/clock) to keep the module fast.
 """
@@ -15,7 +15,8 @@ import time
 import pytest
 
 from engine import __version__
-from tests.engine_proc import EngineProcess, ROOT
+import variants
+from tests.engine_proc import EngineProcess, ROOT, ensure_warm_cache
 
 READY_TIMEOUT = 180.0   # first readyok may compile numba on an empty cache
 INFO_RE = re.compile(r"info depth (\d+) seldepth (\d+) multipv (\d+) score (cp -?\d+|mate -?\d+)"
@@ -75,7 +76,9 @@ def test_protocol_modules_do_not_import_numba():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+@pytest.mark.timing
 def test_handshake_and_quit_status():
+    ensure_warm_cache()         # a warm start answers uciok at once (a cold one compiles first)
     e = EngineProcess()
     t0 = time.monotonic()
     lines = e.ask("uci", "uciok", 30)
@@ -114,6 +117,7 @@ def test_isready_before_uci_selects_uci():
 # ---------------------------------------------------------------- Cute Chess game sequences
 @pytest.mark.parametrize("variant,uci_name", [("grand", "grand"), ("knightrelay", "knightrelay"),
                                               ("chess", "standard")])
+@pytest.mark.timing
 def test_cutechess_game_sequence(eng, variant, uci_name):
     e = eng
     e.send(f"setoption name UCI_Variant value {uci_name}", "ucinewgame", "setoption name Ponder value false",
@@ -170,7 +174,7 @@ def test_knightrelay_position_fen(eng):
 
 def test_knightrelay_cutechess_move_into_relayed_check_is_accepted(eng):
     """Cute Chess 1.5 ignores relayed checks, so its move lists can hold a king move into a
-    relayed attack (knightrelay.md, "Reference implementation"): the move is accepted with a
+    relayed attack (variants/rules/knightrelay.md, "Reference implementation"): the move is accepted with a
     warning and the answer captures the king, rather than rejecting the whole position."""
     e = eng
     e.send("setoption name UCI_Variant value knightrelay", "ucinewgame",
@@ -182,6 +186,53 @@ def test_knightrelay_cutechess_move_into_relayed_check_is_accepted(eng):
     e.send("position fen 8/4k3/3R4/1N6/8/8/8/4K3 b - - 0 1 moves e7e5")
     lines = sync(e)
     assert any(ln.startswith("info string error:") for ln in lines), lines
+
+
+def test_position_with_an_illegal_move_keeps_the_moves_before_it(eng):
+    """As Stockfish and Fairy-Stockfish: the FEN is set up and the moves up to the illegal
+    one are played; the error line names the refused move; a later go answers for it."""
+    e = eng
+    e.send("setoption name UCI_Variant value grand", "ucinewgame", "position startpos moves e3e5 e8e6")
+    e.send("position startpos moves a3a4 a8a7 a4a5 a7a6 a5a6")
+    lines = sync(e)
+    err = [ln for ln in lines if ln.startswith("info string error:")]
+    assert len(err) == 1 and "move 5 (a5a6)" in err[0], lines
+    from engine.rules.position import Position
+    pos = Position.from_fen(None, "grand")
+    for m in ("a3a4", "a8a7", "a4a5", "a7a6"):
+        pos.push_uci(m)
+    e.send("d")
+    assert f"Fen: {pos.fen()}" in e.expect(r"Legal moves: .*", 10)
+    e.send("go depth 1")
+    assert bestmove(e.expect(r"bestmove .*", 30))[0] in pos.legal_uci()   # white to move here
+    # a bad FEN still keeps the previous position
+    e.send("position fen 10/10 w - - 0 1 moves e3e5", "d")
+    assert f"Fen: {pos.fen()}" in e.expect(r"Legal moves: .*", 10)
+
+
+def test_go_depth_out_of_range_is_clamped_with_a_warning(eng):
+    """depth 0 searches depth 1 (never forever); a huge depth is clamped to the maximum, with
+    a warning each time; a go whose every limit was refused still ends by itself."""
+    e = eng
+    e.send("setoption name UCI_Variant value grand", "ucinewgame", "position startpos", "go depth 0")
+    lines = e.expect(r"bestmove .*", 30)
+    assert "info string warning: go: depth 0 out of range 1..98, using 1" in lines, lines
+    depths = [int(ln.split()[2]) for ln in lines if ln.startswith("info depth")]
+    assert depths == [1], lines
+    e.send("go depth 99999999999999999999")
+    lines = e.expect(r"info string warning: go: depth \d+ out of range 1\.\.98, using 98", 10)
+    e.expect(r"info depth 2 .*", 30)          # it searches on (with the maximum depth)
+    lines = e.ask("stop", r"bestmove .*", 10)
+    assert bestmove(lines)[0] in legal("grand", None, [])
+    e.send("go mate 0")
+    lines = e.expect(r"bestmove .*", 30)
+    assert "info string warning: go: mate 0 out of range, ignored" in lines, lines
+    assert any(ln.startswith("info string warning: go: no valid limit left") for ln in lines), lines
+    e.send("go wtime abc")                     # every limit refused: a fixed time, not forever
+    lines = e.expect(r"bestmove .*", 30)
+    assert any(ln.startswith("info string error: go: ignored wtime abc") for ln in lines), lines
+    assert any(ln.startswith("info string warning: go: no valid limit left") for ln in lines), lines
+    sync(e)
 
 
 def test_ucinewgame_clears_the_hash_before_readyok():
@@ -250,6 +301,7 @@ def test_go_forms(eng, go):
         assert any(" score mate 1 " in ln for ln in lines)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("moves,clock", [("", "wtime 1000 btime 100000"), ("e2e4", "wtime 100000 btime 1000")])
 def test_clock_of_the_side_to_move_is_used(eng, moves, clock):
     e = eng
@@ -259,24 +311,26 @@ def test_clock_of_the_side_to_move_is_used(eng, moves, clock):
     t0 = time.monotonic()
     e.send(f"go {clock}")
     e.expect(r"bestmove .*", 10)
-    assert time.monotonic() - t0 < 2.0     # the other side's 100 s would allow ~3.3 s
+    assert time.monotonic() - t0 < 2.5     # 1 s left: at most ~0.3 s; the other side's 100 s would allow ~3.3 s
 
 
+@pytest.mark.timing
 def test_infinite_stop_and_isready_during_search(eng):
     e = eng
     e.send("setoption name UCI_Variant value grand", "position startpos", "go infinite")
     time.sleep(0.3)
     t0 = time.monotonic()
     lines = e.ask("isready", "readyok", 5)
-    assert time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 < 2.5
     assert not any(ln.startswith("bestmove") for ln in lines)
     t0 = time.monotonic()
     lines = e.ask("stop", r"bestmove .*", 5)
-    assert time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 < 2.5
     assert bestmove(lines)[0] in legal("grand", None, [])
     sync(e)
 
 
+@pytest.mark.timing
 def test_ponder_hit_and_miss(eng):
     e = eng
     e.send("setoption name UCI_Variant value chess", "setoption name Ponder value true", "ucinewgame",
@@ -285,7 +339,7 @@ def test_ponder_hit_and_miss(eng):
     assert not any(ln.startswith("bestmove") for ln in e.drain(0.1))   # pondering does not end by itself
     t0 = time.monotonic()
     lines = e.ask("ponderhit", r"bestmove .*", 5)
-    assert time.monotonic() - t0 < 1.5
+    assert time.monotonic() - t0 < 3.0            # at most a third of the 1 s clock after ponderhit
     assert bestmove(lines)[0] in legal("chess", None, ["e2e4", "e7e5"])
     e.send("position startpos moves e2e4 e7e5 g1f3", "go ponder wtime 1000 btime 1000")
     time.sleep(0.2)
@@ -358,8 +412,9 @@ def test_errors_keep_last_good_state(eng):
         ("position", r"info string error: position: .*"),
         ("position moves e3e5", r"info string error: position: .*"),
         ("position startpos moves e3e5 zz99", r"info string error: move 2 \(zz99\).*"),
-        ("setoption name UCI_Variant value Grand", r"info string unsupported variant Grand"),
-        ("setoption name UCI_Variant value shogi", r"info string unsupported variant shogi"),
+        ("setoption name UCI_Variant value Grand",
+         r"info string error: unsupported variant Grand \(known: " + re.escape(", ".join(variants.all_names())) + r"\)"),
+        ("setoption name UCI_Variant value grnd", r"info string error: unsupported variant grnd \(known: .*grand.*\)"),
         ("setoption name Hash value 0", r"info string error: setoption Hash: value 0 out of range.*"),
         ("setoption name Hash value lots", r"info string error: setoption Hash: .*not an integer"),
         ("setoption name MultiPV value 6", r"info string error: setoption MultiPV: .*out of range.*"),
@@ -416,7 +471,7 @@ class FakeSearcher:
         self.started.append(limits)
         legal = pos.legal_moves()
         on_info({"depth": 1, "seldepth": 1, "multipv": 1, "score": ("cp", 7), "nodes": 1, "nps": 1, "time": 0,
-                 "hashfull": 0, "pv": legal[:1], "bound": None})
+                 "hashfull": 0, "pv": [pos.uci(m) for m in legal[:1]], "bound": None})
         on_done(legal[0] if legal else None, None)
 
     def stop(self):
@@ -446,3 +501,82 @@ def test_run_in_process_with_injected_searcher():
     lim = made[0].started[0]
     assert (lim.wtime, lim.btime, lim.movestogo, lim.infinite, lim.ponder) == (1000, 2000, 5, False, False)
 
+
+
+def test_move_before_the_search_is_compiled(monkeypatch):
+    """A cold start on a machine too busy to finish the compile within the ping window:
+    readyok comes once the rules core is loaded, and a move needed before the search is
+    compiled is a quick one-ply choice (here the mate in one), announced on an error
+    line; once the search is ready it is used."""
+    import io
+    import threading as th
+    from engine.protocol import session
+    from engine.protocol.loop import run
+    monkeypatch.setattr(session, "HANDSHAKE_WAIT", 0.0)
+    monkeypatch.setattr(session, "PING_WAIT", 0.2)
+    release = th.Event()
+
+    class SlowToCompile(FakeSearcher):
+        def warm_up(self):
+            release.wait(30)
+
+    made = []
+
+    def factory(hash_mb):
+        made.append(SlowToCompile(hash_mb))
+        return made[-1]
+
+    inp = io.BytesIO(b"uci\nisready\nsetoption name UCI_Variant value chess\n"
+                     b"position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo wtime 1000 btime 1000\nquit\n")
+    out = io.StringIO()
+    assert run(stdin=inp, stdout=out, searcher_factory=factory) == 0
+    lines = out.getvalue().splitlines()
+    assert "uciok" in lines and "readyok" in lines
+    assert "info string error: search still compiling (first start): playing a quick move" in lines
+    assert lines[-1] == "bestmove a1a8"
+    assert made and not made[0].started          # the search was not used
+    release.set()
+
+
+def test_search_waits_for_the_compile_when_the_clock_allows(monkeypatch):
+    import io
+    import threading as th
+    from engine.protocol import session
+    from engine.protocol.loop import run
+    monkeypatch.setattr(session, "HANDSHAKE_WAIT", 0.0)
+    monkeypatch.setattr(session, "PING_WAIT", 0.1)
+    release = th.Event()
+
+    class SlowToCompile(FakeSearcher):
+        def warm_up(self):
+            release.wait(30)
+
+    made = []
+
+    def factory(hash_mb):
+        made.append(SlowToCompile(hash_mb))
+        th.Timer(0.5, release.set).start()      # the compile ends half a second later
+        return made[-1]
+
+    import os
+    import time as _time
+    r, w = os.pipe()
+    out = io.StringIO()
+    status = []
+    with open(r, "rb") as inp:
+        loop = th.Thread(target=lambda: status.append(run(stdin=inp, stdout=out, searcher_factory=factory)))
+        loop.start()
+        os.write(w, b"uci\nisready\nposition startpos\ngo wtime 600000 btime 600000\n")
+        deadline = _time.monotonic() + 30
+        while "bestmove" not in out.getvalue() and _time.monotonic() < deadline:   # no quit before the move
+            _time.sleep(0.02)
+        os.write(w, b"quit\n")
+        os.close(w)
+        loop.join(30)
+    assert status == [0]
+    lines = out.getvalue().splitlines()
+    assert not any("quick move" in ln for ln in lines), lines
+    assert len(made[0].started) == 1
+    lim = made[0].started[0]
+    assert lim.wtime < 600000 and lim.btime == 600000    # the wait is taken off the engine's clock
+    assert lines[-1].startswith("bestmove ")

@@ -1,7 +1,7 @@
 """XBoard / CECP v2 transcripts against the real ``cardinal`` process over pipes.
 
-Transcripts follow ../shared/PROTOCOLS.md section 2 (Cute Chess, XBoard and
-Sjaak II on the wire). On 10-rank boards CECP counts ranks from 0: UCI ``e3e5``
+Transcripts follow the CECP v2 specification and what Cute Chess, XBoard and
+Sjaak II send on the wire. On 10-rank boards CECP counts ranks from 0: UCI ``e3e5``
 is CECP ``e2e4``; :func:`legal_cecp` converts with the engine's own Position.
 """
 from __future__ import annotations
@@ -73,6 +73,7 @@ def check_thinking(lines: list[str]) -> None:
 
 
 # ---------------------------------------------------------------- start-up
+@pytest.mark.timing
 def test_features():
     e = EngineProcess()
     t0 = time.monotonic()
@@ -93,7 +94,7 @@ def test_features():
 
 # ---------------------------------------------------------------- Cute Chess game sequences
 def test_cutechess_grand_black_to_move_dummy_b2b3(eng):
-    """PROTOCOLS.md 2.6: new / variant grand / force / b2b3 / setboard ... b / level / post / easy / ping."""
+    """What Cute Chess sends: new / variant grand / force / b2b3 / setboard ... b / level / post / easy / ping."""
     e = eng
     e.send("new", "variant grand", "force", "b2b3", f"setboard {GRAND_END_B}", "level 0 0:03 0.05",
            "post", "easy", "ping 8")
@@ -114,7 +115,7 @@ def test_cutechess_grand_black_to_move_dummy_b2b3(eng):
 
 
 def test_sjaak_style_force_moves_then_go(eng):
-    """PROTOCOLS.md 2.6 (Sjaak transcript, with usermove): 0-based grand moves e2e4 = UCI e3e5."""
+    """What Sjaak II sends (with usermove): 0-based grand moves e2e4 = UCI e3e5."""
     e = eng
     e.send("new", "variant grand", "force", "usermove e2e4", "usermove e7e5", "sd 4", "post",
            "time 6000", "otim 6000", "go")
@@ -177,6 +178,7 @@ def test_short_game_both_sides(eng, variant):
 
 
 # ---------------------------------------------------------------- ping / ? / ponder / analyze
+@pytest.mark.timing
 def test_ping_waits_for_move_and_question_mark_moves_now(eng):
     e = eng
     e.send("new", "variant grand", "force", "st 30", "post", "go")
@@ -188,7 +190,7 @@ def test_ping_waits_for_move_and_question_mark_moves_now(eng):
     t0 = time.monotonic()
     e.send("?")
     lines = e.expect("pong 71", 5)
-    assert time.monotonic() - t0 < 1.5
+    assert time.monotonic() - t0 < 3.0              # '?' answered at once (st 30 would take 30 s)
     moves = [ln for ln in early + lines if ln.startswith("move ")]
     assert len(moves) == 1 and lines.index("pong 71") > lines.index(moves[0])
     assert move_of(moves) in legal_cecp("grand", None, [])
@@ -208,6 +210,7 @@ def test_force_during_thinking_drops_the_move(eng):
     assert not any(ln.startswith("move ") for ln in lines)
 
 
+@pytest.mark.timing
 def test_pondering_ping_answers_at_once_and_ponder_hit(eng):
     e = eng
     e.send("new", "hard", "force", "level 0 0:10 0", "time 1000", "otim 1000", "go")
@@ -215,7 +218,7 @@ def test_pondering_ping_answers_at_once_and_ponder_hit(eng):
     time.sleep(0.2)
     t0 = time.monotonic()
     lines = sync(e, 5)                              # pondering: pong at once
-    assert time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 < 2.5
     assert not any(ln.startswith("move ") for ln in lines)
     # opponent reply: any legal move (a ponder hit or a miss; both must give a legal move)
     reply = legal_cecp("chess", None, [mv])[0]
@@ -355,6 +358,7 @@ def test_setboard_grand_holdings_short_forms_and_ep_either_way(eng):
     assert not any(ln.startswith(("Error", "Illegal")) for ln in lines), lines
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("first", [None, "e2e4"])
 def test_time_is_the_engines_own_clock(eng, first):
     """``time`` is the engine's clock whichever colour it plays; ``otim`` the opponent's."""
@@ -367,9 +371,10 @@ def test_time_is_the_engines_own_clock(eng, first):
     t0 = time.monotonic()
     e.send("go")
     move_of(e.expect(r"move .*", 10))
-    assert time.monotonic() - t0 < 2.0      # 1 s left; the opponent's 100 s would allow ~3.3 s
+    assert time.monotonic() - t0 < 2.5      # 1 s left (at most ~0.3 s); the opponent's 100 s would allow ~3.3 s
 
 
+@pytest.mark.timing
 def test_level_time_maps_to_clock(eng):
     e = eng
     e.send("new", "force", "level 40 0:02 0", "time 200", "otim 200", "post")

@@ -28,36 +28,16 @@ import io
 import queue
 import sys
 import threading
-import traceback
+import time
+
+from .common import clean, log, log_exception
+from .session import Backend
+from .uci import UCIHandler
+from .xboard import XBoardHandler
 
 _UCI_FIRST = {"isready", "position", "go", "setoption", "ucinewgame", "d", "eval", "stop",
               "ponderhit", "debug", "register"}
 _XBOARD_FIRST = {"xboard", "protover", "new"}
-
-
-def log(msg: str) -> None:
-    """One diagnostic line on stderr (never stdout: that is the protocol channel)."""
-    try:
-        sys.stderr.write(f"cardinal: {msg}\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
-def log_exception(where: str) -> None:
-    """The current exception's traceback on stderr."""
-    try:
-        sys.stderr.write(f"cardinal: exception in {where}:\n{traceback.format_exc()}")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
-def clean(text: str, limit: int = 200) -> str:
-    """``text`` made safe to echo in one protocol line: control characters become
-    spaces, and it is cut to ``limit`` characters."""
-    t = "".join(ch if ch >= " " and ch != "\x7f" else " " for ch in str(text))
-    return t if len(t) <= limit else t[:limit] + "..."
 
 
 class Output:
@@ -138,7 +118,6 @@ class Input:
         """Wait for the first queued event whose payload satisfies ``match``; items
         read meanwhile are kept (in order) for later :meth:`get` calls. Returns the
         payload, or ``None`` after ``timeout`` seconds."""
-        import time
         deadline = time.monotonic() + timeout
         for i, item in enumerate(self.stash):
             if item[0] == "event" and match(item[1]):
@@ -166,7 +145,6 @@ def run(stdin=None, stdout=None, searcher_factory=None) -> int:
     environment variable ``CARDINAL_SEARCHER=module:callable`` does the same for
     a whole process).
     """
-    from .session import Backend
     out = Output(stdout)
     inp = Input(stdin)
     backend = Backend(out, inp, searcher_factory)
@@ -187,10 +165,8 @@ def run(stdin=None, stdout=None, searcher_factory=None) -> int:
                 if cmd == "quit":
                     break
                 if cmd == "uci" or cmd in _UCI_FIRST:
-                    from .uci import UCIHandler
                     handler = UCIHandler(out, inp, backend)
                 elif cmd in _XBOARD_FIRST:
-                    from .xboard import XBoardHandler
                     handler = XBoardHandler(out, inp, backend)
                 else:
                     out.send(f"info string error: unknown command '{clean(cmd, 60)}' (send uci or xboard first)")

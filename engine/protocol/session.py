@@ -17,25 +17,49 @@ Warm-up runs in two steps, each ending in an event:
 If the search cannot be built (an import error, say), ``ready`` is still set
 and :meth:`start_search` falls back to the first legal move with an
 ``error`` note, so a GUI is never left waiting for a move.
+
+Cold and warm starts (:mod:`engine.rules.cache`): with a warm numba cache
+(:func:`~engine.rules.cache.is_warm`) loading takes about a second, so the
+protocol answers at once and the warm-up runs behind it. With a cold cache the
+warm-up compiles for 15-35 s; it holds :func:`~engine.rules.cache.compile_lock`
+meanwhile (a second cold engine waits for it, then loads the cache instead of
+compiling the same code), and marks the cache warm when done. :attr:`Backend.cold`
+tells a front end to hold its handshake answer (UCI ``uciok``, XBoard ``feature
+done=1``) until the warm-up is done, for at most :data:`HANDSHAKE_WAIT` seconds
+from the start: GUIs allow far longer for the handshake (Cute Chess 35 s) than
+for a ``readyok``/``pong`` (15 s), and whatever compiling is left after the
+handshake answer still has the whole ping window. If even that is not enough (a
+machine with every core busy), :meth:`Backend.wait_ping` answers once the rules
+core is loaded and :data:`PING_WAIT` seconds have passed, and a search asked for
+before the search is compiled waits for it as long as its clock allows (the wait
+is taken off the clock), then plays a quick one-ply move (:func:`quick_move`):
+a weak first move rather than a forfeit on a ping or clock timeout.
 """
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import threading
 import time
 
-from .loop import log, log_exception
+from .common import log, log_exception
 
 import variants as _variants   # plain data: cheap to import before the protocol's first answer
+from engine.rules import cache as _cache   # plain Python, no numba: chooses the numba cache directory
+from engine.rules import layout as L   # plain Python constants, no numpy
+from search.limits import Limits   # plain Python, no numba
+from search.timeman import MOVE_OVERHEAD_DEFAULT, allocate   # plain Python, no numba
 
 VARIANTS = _variants.names()
 
 HASH_MIN, HASH_MAX, HASH_DEFAULT = 1, 4096, 16          # MiB (Searcher.resize_hash accepts 1..4096)
-OVERHEAD_MIN, OVERHEAD_MAX, OVERHEAD_DEFAULT = 0, 5000, 100
-# Move Overhead default 100 ms: Cute Chess counts from `go` to `bestmove` with no margin,
-# and a Python engine loses tens of ms to pipes and thread wake-ups (../shared/PROTOCOLS.md 1.2).
+OVERHEAD_MIN, OVERHEAD_MAX, OVERHEAD_DEFAULT = 0, 5000, MOVE_OVERHEAD_DEFAULT   # ms (search.timeman)
 MULTIPV_MIN, MULTIPV_MAX = 1, 5
 STOP_TIMEOUT = 10.0   # s to wait for on_done after stop() before giving up on a search
+HANDSHAKE_WAIT = 28.0   # s from the start, at most, that a cold start holds uciok / done=1 (Cute Chess: 35 s)
+PING_WAIT = 10.0        # s, at most, that readyok / pong waits for a compiling search (Cute Chess: 15 s)
+COMPILE_WAIT_SHARE = 0.5   # share of a move's time budget a search may wait for the compile to end
 
 
 def canonical_variant(name: str) -> str | None:
@@ -48,10 +72,10 @@ def canonical_variant(name: str) -> str | None:
 def _default_factory(hash_mb: int):
     spec = os.environ.get("CARDINAL_SEARCHER")
     if spec:   # testing hook: "module:callable"
-        import importlib
+        import importlib   # lazy: only for this testing hook
         mod, _, attr = spec.partition(":")
         return getattr(importlib.import_module(mod), attr or "Searcher")(hash_mb=hash_mb)
-    from search.driver import Searcher
+    from search.driver import Searcher   # lazy, for start-up speed: imports numba (after `uciok`)
     return Searcher(hash_mb=hash_mb)
 
 
@@ -77,6 +101,22 @@ class Backend:
         self._clear_pending = False
         self.t_start = time.monotonic()
         self.warmup_seconds: float | None = None
+        # A fake searcher (tests, CARDINAL_SEARCHER) compiles nothing: it must not mark the cache warm.
+        self._real_search = searcher_factory is None and not os.environ.get("CARDINAL_SEARCHER")
+        self._cold: bool | None = None
+        _ = self.cold   # decided now, in one thread, before the warm-up thread exists
+        self._stop_wait = threading.Event()   # stop() while a search waits for the compile
+
+    @property
+    def cold(self) -> bool:
+        """True if the numba cache was not known to be warm at the start: the warm-up compiles."""
+        if self._cold is None:
+            try:
+                self._cold = not _cache.is_warm()
+            except Exception:
+                log_exception("numba cache check")
+                self._cold = True
+        return self._cold
 
     # ------------------------------------------------------------ warm-up
     def start_warmup(self) -> None:
@@ -90,7 +130,30 @@ class Backend:
     def _warm(self) -> None:
         t0 = time.monotonic()
         try:
-            from engine.rules.position import Position
+            if not self.cold:
+                self._warm_core()
+                self._warm_search()
+            else:
+                # One cold engine compiles at a time; the next one loads what it wrote. Two
+                # locks, one per stage, so a second engine gets the rules core (and can answer
+                # isready, take positions and play a quick move) while the first one is still
+                # compiling the search.
+                with _file_lock("core.lock"):
+                    self._warm_core()
+                with _cache.compile_lock():
+                    self._warm_search()
+                if self._real_search and self.core_error is None and self.search_error is None:
+                    _cache.mark_warm()
+        except Exception:
+            log_exception("warm-up")
+        finally:
+            self.warmup_seconds = time.monotonic() - t0
+            self.core_ready.set()
+            self.ready.set()
+
+    def _warm_core(self) -> None:
+        try:
+            from engine.rules.position import Position   # lazy, for start-up speed: numba
             for v in VARIANTS:
                 p = Position.from_fen(None, v)
                 mv = p.legal_moves()
@@ -105,6 +168,8 @@ class Backend:
             log_exception("warm-up (rules core)")
         finally:
             self.core_ready.set()
+
+    def _warm_search(self) -> None:
         try:
             if self.core_error is None:
                 s = self.factory(hash_mb=self.hash_mb)
@@ -115,7 +180,6 @@ class Backend:
             self.search_error = f"search unavailable: {e}"
             log_exception("warm-up (search)")
         finally:
-            self.warmup_seconds = time.monotonic() - t0
             self.ready.set()
 
     def _wait(self, ev: threading.Event) -> bool:
@@ -132,6 +196,25 @@ class Backend:
     def wait_ready(self) -> bool:
         """Block until the engine can search (or the search failed to load)."""
         return self._wait(self.ready)
+
+    def wait_ping(self) -> bool:
+        """For ``isready``/``ping``: block until the engine can search, or, while a cold
+        start is still compiling the search, until the rules core is loaded and
+        :data:`PING_WAIT` seconds have passed (moves meanwhile: see :meth:`start_search`)."""
+        self.start_warmup()
+        if not self.ready.wait(PING_WAIT):
+            self.core_ready.wait()
+            if not self.ready.is_set():
+                log("search still compiling: answering the ping; a move needed before it is done is a quick one")
+        return True
+
+    def hold_handshake(self) -> None:
+        """On a cold start, wait for the warm-up before the handshake answer, but no
+        longer than :data:`HANDSHAKE_WAIT` seconds after the engine started."""
+        self.start_warmup()
+        if self.cold and not self.ready.is_set():
+            log("cold numba cache: compiling before the handshake answer (once per install or upgrade)")
+            self.ready.wait(max(0.0, HANDSHAKE_WAIT - (time.monotonic() - self.t_start)))
 
     # ------------------------------------------------------------ options
     def request_clear(self) -> None:
@@ -178,6 +261,13 @@ class Backend:
         Searcher, ``on_done`` gets the first legal move at once.
         """
         s = self.searcher
+        if s is None and not self.ready.is_set():
+            # a cold start still compiling the search: wait for it in a thread, then search
+            # or play a quick move (the command loop stays free for stop/isready)
+            self._stop_wait.clear()
+            threading.Thread(target=self._search_when_ready, args=(pos, limits, on_info, on_done),
+                             name="cardinal-compile-wait", daemon=True).start()
+            return
         if s is None:
             if self.search_error:
                 self.out_error(self.search_error)
@@ -187,9 +277,31 @@ class Backend:
         self._apply_options_safely(s)
         s.start(pos, limits, on_info, on_done)
 
+    def _search_when_ready(self, pos, limits, on_info, on_done) -> None:
+        t0 = time.monotonic()
+        try:
+            soft, _ = allocate(limits, pos.turn, self.move_overhead)
+            budget = None if soft is None or limits.infinite or limits.ponder else soft * COMPILE_WAIT_SHARE / 1000.0
+            while not self.ready.is_set() and not self._stop_wait.is_set():
+                if budget is not None and time.monotonic() - t0 >= budget:
+                    break
+                self.ready.wait(0.01)
+            s = self.searcher
+            if s is not None and not self._stop_wait.is_set():
+                self._apply_options_safely(s)
+                s.start(pos, _minus_elapsed(limits, (time.monotonic() - t0) * 1000.0, pos.turn), on_info, on_done)
+                if self._stop_wait.is_set():   # a stop that came while the search was being started
+                    s.stop()
+                return
+            self.out_error("search still compiling (first start): playing a quick move")
+            on_done(quick_move(pos), None)
+        except Exception:
+            log_exception("search after the compile")
+            legal = pos.legal_moves()
+            on_done(legal[0] if legal else None, None)
+
     def make_limits(self, **kw):
         """A :class:`search.limits.Limits` (times in ms)."""
-        from search.limits import Limits
         return Limits(**kw)
 
     def out_error(self, msg: str) -> None:
@@ -197,6 +309,7 @@ class Backend:
         log(msg)
 
     def stop(self) -> None:
+        self._stop_wait.set()
         if self.searcher is not None:
             self.searcher.stop()
 
@@ -208,7 +321,6 @@ class Backend:
 # ------------------------------------------------------------------ formatting helpers
 def board_lines(pos) -> list[str]:
     """ASCII diagram of ``pos`` (top rank first), Stockfish's ``d`` style."""
-    from engine.rules import layout as L
     w, h = pos.variant.width, pos.variant.height
     sep = "  +" + "---+" * w
     lines = [sep]
@@ -227,11 +339,10 @@ def static_eval(pos) -> int:
     """Static evaluation in centipawns for the side to move (search/eval.py), or
     the material balance from the variant's piece values if that is missing."""
     try:
-        import numpy as np
+        import numpy as np   # lazy, for start-up speed: numpy and numba
         from search.eval import build_eval, evaluate
         return int(evaluate(pos.board, pos.st, pos.vt, build_eval(pos.variant.name), np.zeros(64, np.int32)))
     except ImportError:
-        from engine.rules import layout as L
         total = 0
         for sq in range(L.NSQ):
             c = pos.piece_at(sq)
@@ -242,10 +353,67 @@ def static_eval(pos) -> int:
         return total if pos.turn == 0 else -total
 
 
+@contextlib.contextmanager
+def _file_lock(name: str):
+    """An exclusive lock on ``<numba cache dir>/<name>`` held for the block (waits while
+    another process holds it); a no-op where the directory or file locks are unavailable."""
+    fh = None
+    try:
+        import fcntl   # lazy: POSIX only, and only on a cold start
+        d = _cache.cache_dir()
+        if d:
+            fh = open(os.path.join(d, name), "a")
+            fcntl.flock(fh, fcntl.LOCK_EX)
+    except (ImportError, OSError):
+        if fh is not None:
+            fh.close()
+        fh = None
+    try:
+        yield
+    finally:
+        if fh is not None:
+            fh.close()   # closing releases the lock
+
+
+def _minus_elapsed(limits, ms: float, side: int):
+    """``limits`` with ``ms`` (time spent waiting) taken off the clock of ``side`` (0 white,
+    1 black) and off the move time."""
+    kw = {}
+    for k in ("wtime" if side == 0 else "btime", "movetime"):
+        v = getattr(limits, k)
+        if v is not None:
+            kw[k] = max(0, int(v - ms))
+    return dataclasses.replace(limits, **kw)
+
+
+def quick_move(pos):
+    """A one-ply choice in plain Python over the compiled rules core, for a move needed
+    before the search is compiled: a mate in one, else the most valuable capture or
+    promotion, else the first legal move. ``None`` if there is no legal move."""
+    legal = pos.legal_moves()
+    best, best_score = (legal[0] if legal else None), -1
+    for m in legal:
+        score = 0
+        victim = pos.piece_at(L.move_to(m))
+        if victim is not None:
+            score += pos.variant.piece(victim).value[0]
+        promo = L.move_promo(m)
+        if promo:
+            score += pos.variant.piece(L.TYPE_LETTERS[promo]).value[0]
+        pos.push(m)
+        try:
+            if pos.status() == "checkmate":
+                score = 1 << 30
+        finally:
+            pos.pop()
+        if score > best_score:
+            best, best_score = m, score
+    return best
+
+
 def king_capture(pos, move: int) -> bool:
     """True if ``move`` lands on the enemy king (the answer to an illegal position
     where the side not to move is in check)."""
-    from engine.rules import layout as L
     p = int(pos.board[L.move_to(move)])
     return p != L.EMPTY and p != L.OFF and (p & 15) == L.KING
 

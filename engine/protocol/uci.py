@@ -1,21 +1,27 @@
 """UCI front end (the protocol Cute Chess, lichess-bot and most GUIs speak).
 
-Reference: the UCI specification (Stefan Meyer-Kahlen, 2004) and the
-transcripts in ../shared/PROTOCOLS.md section 1. Implemented:
+Reference: the UCI specification (Stefan Meyer-Kahlen, 2004) and what Cute
+Chess and Fairy-Stockfish send. Implemented:
 
-* ``uci`` -> ``id name Cardinal <version>``, ``id author``, options, ``uciok``,
-  written before numpy/numba are imported; the warm-up thread starts after.
+* ``uci`` -> ``id name Cardinal <version>``, ``id author``, options, ``uciok``.
+  With a warm numba cache ``uciok`` goes out at once, before numpy/numba are
+  imported, and the warm-up (about a second) runs behind it; with a cold cache
+  ``uciok`` follows the compile, or at most 28 s after the start (GUIs allow far
+  longer for ``uciok`` than for ``readyok``: Cute Chess 35 s against 15 s).
 * ``isready`` -> ``readyok`` once the engine can search (blocks on the
   warm-up; during a search it answers at once).
 * ``setoption name N [value V]``: ``UCI_Variant`` (chess, standard = chess,
-  grand, knightrelay; anything else -> ``info string unsupported variant X``),
-  ``Hash`` (MiB), ``Move Overhead`` (ms), ``Clear Hash``, ``Ponder``, ``MultiPV``.
-* ``ucinewgame``, ``position startpos|fen F [moves ...]`` (any error rejects the
-  whole command and keeps the previous position), ``go`` with ``wtime btime
-  winc binc movestogo movetime depth nodes mate infinite ponder``, ``go perft N``
-  (Stockfish format), ``stop``, ``ponderhit``, ``quit``; debug ``d`` and ``eval``.
+  grand, knightrelay; anything else -> ``info string error: unsupported variant X
+  (known: ...)``), ``Hash`` (MiB), ``Move Overhead`` (ms), ``Clear Hash``, ``Ponder``, ``MultiPV``.
+* ``ucinewgame``, ``position startpos|fen F [moves ...]`` (a bad FEN keeps the
+  previous position; an illegal move keeps the moves before it, as Stockfish
+  does), ``go`` with ``wtime btime winc binc movestogo movetime depth nodes mate
+  infinite ponder`` (depth and mate clamped to their range with a warning; if
+  every limit was refused, a fixed move time instead of an endless search),
+  ``go perft N`` (Stockfish format), ``stop``, ``ponderhit``, ``quit``; debug ``d`` and ``eval``.
 * Output: ``info depth D seldepth S multipv K score cp X|mate N [lowerbound|upperbound]
-  nodes N nps N time T hashfull H pv ...``, ``bestmove X [ponder Y]``;
+  nodes N nps N time T hashfull H pv ...`` (the bound on an aspiration fail-high/low
+  in long searches), ``bestmove X [ponder Y]``;
   ``bestmove (none)`` with an ``info string`` reason when there is no legal move.
 
 Errors are ``info string error: ...`` lines; the state stays as it was.
@@ -30,7 +36,8 @@ import variants as _variants
 from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, HASH_DEFAULT, OVERHEAD_MIN,
                       OVERHEAD_MAX, OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT,
                       board_lines, static_eval, sane_move)
-from .loop import clean, log
+from .common import clean, log, log_exception
+from search.limits import MAX_DEPTH
 
 AUTHOR = "the Cardinal developers"
 PERFT_MAX = 12
@@ -47,6 +54,8 @@ OPTION_LINES = (
 )
 
 _GO_INT = {"wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate"}
+_LIMITING = {"wtime", "btime", "movetime", "depth", "nodes"}   # any of these ends a search
+FALLBACK_MOVETIME = 2000   # ms, when every limit of a `go` was refused
 
 
 class UCIError(ValueError):
@@ -71,7 +80,7 @@ def format_info(info: dict, pos) -> str:
             parts += [key, str(int(info[key]))]
     pv = info.get("pv")
     if pv:
-        parts += ["pv"] + [pos.uci(m) for m in pv]
+        parts += ["pv"] + [str(m) for m in pv]
     return " ".join(parts)
 
 
@@ -125,6 +134,9 @@ class UCIHandler:
     def error(self, msg: str) -> None:
         self.out.send(f"info string error: {clean(msg, 300)}")
 
+    def warning(self, msg: str) -> None:
+        self.out.send(f"info string warning: {clean(msg, 300)}")
+
     def shutdown(self) -> None:
         if self.searching:
             self.backend.stop()
@@ -134,7 +146,7 @@ class UCIHandler:
         if self.pos is None:
             if not self.backend.wait_core():
                 raise UCIError(self.backend.core_error or "engine not ready")
-            from engine.rules.position import Position
+            from engine.rules.position import Position   # lazy, for start-up speed: numba
             self.pos = Position.from_fen(None, self.variant)
         return self.pos
 
@@ -158,11 +170,13 @@ class UCIHandler:
         self.out.send(f"id author {AUTHOR}")
         for line in OPTION_LINES:
             self.out.send(line)
+        # A cold numba cache means 15-35 s of compiling. GUIs allow far more for `uciok`
+        # (Cute Chess: 35 s) than for `readyok` (15 s), so the compile happens here first.
+        self.backend.hold_handshake()
         self.out.send("uciok")
-        self.backend.start_warmup()
 
     def cmd_isready(self, args) -> None:
-        if not self.backend.wait_ready():
+        if not self.backend.wait_ping():
             return
         if self.backend.core_error:
             self.error(self.backend.core_error)
@@ -186,8 +200,7 @@ class UCIHandler:
                 raise UCIError("setoption UCI_Variant: missing value")
             v = canonical_variant(value)
             if v is None:
-                self.out.send(f"info string unsupported variant {clean(value, 60)}")
-                return
+                raise UCIError(f"unsupported variant {clean(value, 60)} (known: {', '.join(_variants.all_names())})")
             self.variant = v
             self.pos = None
         elif key == "hash":
@@ -222,7 +235,7 @@ class UCIHandler:
             raise UCIError("position: expected 'startpos' or 'fen <FEN>' before 'moves'")
         if not self.backend.wait_core():
             raise UCIError(self.backend.core_error or "engine not ready")
-        from engine.rules.position import Position
+        from engine.rules.position import Position   # lazy, for start-up speed: numba
         if head[0] == "startpos" and len(head) == 1:
             pos = Position.from_fen(None, self.variant)
         elif head[0] == "fen" and len(head) > 1:
@@ -233,16 +246,22 @@ class UCIHandler:
                 raise UCIError(f"bad FEN ({self.variant}): {e}") from None
         else:
             raise UCIError("position: expected 'startpos' or 'fen <FEN>' before 'moves'")
+        # Like Stockfish and Fairy-Stockfish: the moves up to an illegal one are played and
+        # the rest dropped, so a later `go` answers for the position the GUI was building.
+        refused = None
         for k, mv in enumerate(moves):
             try:
                 _, warning = pos.push_gui_move(mv)
             except ValueError as e:
-                raise UCIError(f"move {k + 1} ({clean(mv, 20)}): {e}; position unchanged") from None
+                refused = f"move {k + 1} ({clean(mv, 20)}): {e}; playing from the position before it"
+                break
             if warning:
                 pos.warnings.append(warning)
         for w in pos.warnings:
             self.out.send(f"info string warning: {w}")
         self.pos = pos
+        if refused:
+            raise UCIError(refused)
 
     def cmd_go(self, args) -> None:
         if args and args[0] == "perft":
@@ -280,14 +299,21 @@ class UCIHandler:
         for k in ("wtime", "btime", "winc", "binc", "movetime", "nodes"):
             if k in from_limits and from_limits[k] < 0:
                 from_limits[k] = 0
-        for k in ("movestogo", "depth", "mate"):
-            if k in from_limits and from_limits[k] < 1:
-                self.error(f"go: {k} {from_limits[k]} out of range, ignored")
-                del from_limits[k]
+        v = from_limits.get("depth")
+        if v is not None and not 1 <= v <= MAX_DEPTH:
+            from_limits["depth"] = min(max(v, 1), MAX_DEPTH)
+            self.warning(f"go: depth {v} out of range 1..{MAX_DEPTH}, using {from_limits['depth']}")
+        refused = bool(bad)
+        for k in ("movestogo", "mate"):
+            if from_limits.get(k, 1) < 1:
+                self.warning(f"go: {k} {from_limits.pop(k)} out of range, ignored")
+                refused = True
+        if refused and not (set(from_limits) & _LIMITING or flags):
+            # a limit was refused and none is left: never search forever on a broken command
+            from_limits["movetime"] = FALLBACK_MOVETIME
+            self.warning(f"go: no valid limit left, searching {FALLBACK_MOVETIME} ms")
         self._wait_idle()
         pos = self._position()
-        if not self.backend.wait_ready():
-            return
         limits = self.backend.make_limits(**from_limits, infinite="infinite" in flags, ponder="ponder" in flags)
         self.start(pos, limits)
 
@@ -313,7 +339,6 @@ class UCIHandler:
             try:
                 out.send(format_info(info, p))
             except Exception:
-                from .loop import log_exception
                 log_exception("info formatting")
 
         def on_done(best, ponder, p=p, sid=sid):
@@ -327,7 +352,6 @@ class UCIHandler:
                         line += f" ponder {p.uci(ponder)}"
                     out.send(line)
             except Exception:
-                from .loop import log_exception
                 log_exception("bestmove")
                 out.send("bestmove (none)")
             finally:

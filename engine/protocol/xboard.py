@@ -1,7 +1,7 @@
 """XBoard / CECP v2 front end (WinBoard, XBoard, Cute Chess).
 
 Reference: the Chess Engine Communication Protocol v2 (Tim Mann, H.G. Muller)
-and the transcripts in ../shared/PROTOCOLS.md section 2. Implemented:
+and what Cute Chess, XBoard and Sjaak II send. Implemented:
 
 * ``protover 2`` -> ``feature done=0``, the feature line (ping setboard usermove
   time memory analyze, variants normal/grand/knightrelay), option features, and
@@ -39,7 +39,7 @@ from engine import __version__
 import variants as _variants
 from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, OVERHEAD_MIN, OVERHEAD_MAX,
                       OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT, sane_move, king_capture)
-from .loop import clean, log
+from .common import clean, log, log_exception
 
 MATE_BASE = 100000
 DEFAULT_MOVETIME = 5000   # ms per move when the GUI gave neither level, st, time nor sd
@@ -77,9 +77,16 @@ def format_thinking(info: dict, pos, zero_based: bool) -> str:
         score = MATE_BASE + int(val) if val > 0 else -MATE_BASE + int(val)
     else:
         score = int(val)
-    pv = " ".join(pos.uci(m, zero_based) for m in (info.get("pv") or []))
+    pv = " ".join(cecp_move(str(m), zero_based) for m in (info.get("pv") or []))
     return (f"{int(info.get('depth') or 0)} {score} {int(info.get('time') or 0) // 10} "
             f"{int(info.get('nodes') or 0)} {pv}").rstrip()
+
+
+def cecp_move(uci: str, zero_based: bool) -> str:
+    """A UCI move string in CECP form: on 10-rank boards ranks count from 0 (``e3e5`` -> ``e2e4``)."""
+    if not zero_based:
+        return uci
+    return re.sub(r"[0-9]+", lambda m: str(int(m.group()) - 1), uci)
 
 
 def parse_base(text: str) -> int:
@@ -201,18 +208,17 @@ class XBoardHandler:
         if self.pos is None:
             if not self.backend.wait_core():
                 raise XBError(self.backend.core_error or "engine not ready")
-            from engine.rules.position import Position
+            from engine.rules.position import Position   # lazy, for start-up speed: numba
             self.pos = Position.from_fen(None, self.variant)
         return self.pos
 
     @property
     def zero_based(self) -> bool:
-        from variants import get
-        return get(self.variant).height == 10
+        return _variants.get(self.variant).height == 10
 
     # ------------------------------------------------------------ searches
     def _start(self, kind: str, pos, limits, ponder_move=None) -> None:
-        if not self.backend.wait_ready():
+        if not self.backend.wait_core():
             return
         self.search_id += 1
         sid = self.search_id
@@ -225,7 +231,6 @@ class XBoardHandler:
                 if (self.post or kind == "analyze") and (info.get("multipv") or 1) == 1 and not info.get("bound"):
                     out.send(format_thinking(info, p, zb))
             except Exception:
-                from .loop import log_exception
                 log_exception("thinking output")
 
         def on_done(best, ponder, sid=sid):
@@ -366,9 +371,11 @@ class XBoardHandler:
         self.out.send(FEATURES)
         for f in OPTION_FEATURES:
             self.out.send(f)
-        # done=1 only once the engine can search: done=0 holds the GUI's start-up timer
-        # (Cute Chess: up to its 35 s protocol start timeout), like UCI's isready/readyok.
-        self.backend.wait_ready()
+        # done=1 once the engine can search, at most 28 s after the start on a cold cache:
+        # done=0 holds the GUI's start-up timer (Cute Chess: up to 35 s); `ping` waits for the rest.
+        self.backend.hold_handshake()
+        if not self.backend.cold:
+            self.backend.wait_ready()
         self.out.send("feature done=1")
 
     def cmd_new(self, args) -> None:
@@ -428,7 +435,7 @@ class XBoardHandler:
             raise XBError("missing FEN")
         if not self.backend.wait_core():
             raise XBError(self.backend.core_error or "engine not ready")
-        from engine.rules.position import Position
+        from engine.rules.position import Position   # lazy, for start-up speed: numba
         try:
             pos = Position.from_fen(" ".join(args), self.variant)
         except ValueError as e:
@@ -480,7 +487,7 @@ class XBoardHandler:
     def cmd_ping(self, args) -> None:
         if len(args) != 1:
             raise XBError("expected ping N")
-        self.backend.wait_ready()      # pong means "ready to play": not before the warm-up is done
+        self.backend.wait_ping()      # pong means "ready to play": not before the warm-up is done
         if self.search is None:
             self.backend.apply_pending()   # hash resize/clear now, not charged to the next move
         self.out.send(f"pong {clean(args[0], 40)}")

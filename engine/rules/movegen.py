@@ -562,7 +562,7 @@ def perft(board, st, stack, hist, vt, zob, depth, moves, ply):
     ``moves`` needs ``MAX_MOVES`` entries per remaining ply.
     """
     n0 = ply * MAX_MOVES
-    n = gen_legal(board, st, vt, moves, n0, GEN_ALL)
+    n = gen_legal(board, st, vt, moves, n0, np.int64(GEN_ALL))   # not a literal: no second compile
     if depth <= 1:
         return n - n0
     total = 0

@@ -226,7 +226,8 @@ class Position:
     def _push(self, move: int) -> None:
         if self.ply >= L.MAX_GAME_PLIES - 300:
             self._rebase()
-        G.make_move(self.board, self.st, self.stack, self.hist, self.vt, self.zob, move)
+        # int32, as the search and perft pass it: one compiled make_move serves all callers
+        G.make_move(self.board, self.st, self.stack, self.hist, self.vt, self.zob, np.int32(move))
         self.move_stack.append(move)
 
     def pop(self) -> int:
@@ -357,14 +358,18 @@ class Position:
 
     # ------------------------------------------------------------------ perft
     def perft(self, depth: int) -> int:
-        """Leaf nodes at ``depth`` plies (bulk counting at the last ply)."""
-        if depth <= 0:
+        """Leaf nodes at ``depth`` plies (bulk counting at the last ply); 1 at depth 0.
+        Raises ``ValueError`` for a negative or non-integer depth."""
+        _check_depth(depth, 0)
+        if depth == 0:
             return 1
         buf = self._perft_buf(depth)
         return int(G.perft(self.board, self.st, self.stack, self.hist, self.vt, self.zob, depth, buf, 0))
 
     def divide(self, depth: int) -> list[tuple[str, int]]:
-        """Per root move leaf counts at ``depth`` (``[(uci, count), ...]``)."""
+        """Per root move leaf counts at ``depth`` (``[(uci, count), ...]``); ``ValueError``
+        for a depth below 1."""
+        _check_depth(depth, 1)
         out = []
         buf = self._perft_buf(depth)
         for mv in self.legal_moves():
@@ -380,6 +385,13 @@ class Position:
 
     def __repr__(self) -> str:
         return f"Position.from_fen({self.fen()!r}, variant={self.variant.name!r})"
+
+
+def _check_depth(depth, low: int) -> None:
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
+        raise ValueError(f"perft depth must be an int, not {depth!r}")
+    if depth < low:
+        raise ValueError(f"perft depth {depth} out of range (at least {low})")
 
 
 def _INT_OK(s: str) -> bool:
