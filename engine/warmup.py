@@ -17,22 +17,24 @@ def main(argv) -> int:
     ap = argparse.ArgumentParser(prog="cardinal warmup", description=__doc__.split("\n\n")[0])
     ap.parse_args(argv)
     t0 = time.perf_counter()
-    from engine.rules.position import Position
-    t_import = time.perf_counter() - t0
-    import variants
-    for v in variants.names():
-        pos = Position.from_fen(None, v)
-        pos.perft(2)
-        pos.status()
-        pos.is_check()
-        pos.opponent_in_check()
-        pos.push(pos.legal_moves()[0])
-        pos.san(pos.legal_moves()[0])
-        pos.pop()
-    t_core = time.perf_counter() - t0
-    from search.driver import Searcher
     from engine.rules import cache
-    Searcher(1).warm_up()
+    with cache.compile_lock(cache.CORE_LOCK):   # the same two stages and locks as a GUI start
+        from engine.rules.position import Position
+        t_import = time.perf_counter() - t0
+        import variants
+        for v in variants.names():
+            pos = Position.from_fen(None, v)
+            pos.perft(2)
+            pos.status()
+            pos.is_check()
+            pos.opponent_in_check()
+            pos.push(pos.legal_moves()[0])
+            pos.san(pos.legal_moves()[0])
+            pos.pop()
+    t_core = time.perf_counter() - t0
+    with cache.compile_lock():
+        from search.driver import Searcher
+        Searcher(1).warm_up()
     cache.mark_warm()
     t_all = time.perf_counter() - t0
     print(f"warmup: imports {t_import:.2f} s, rules core {t_core - t_import:.2f} s, "

@@ -37,7 +37,6 @@ a weak first move rather than a forfeit on a ping or clock timeout.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import threading
@@ -138,7 +137,7 @@ class Backend:
                 # locks, one per stage, so a second engine gets the rules core (and can answer
                 # isready, take positions and play a quick move) while the first one is still
                 # compiling the search.
-                with _file_lock("core.lock"):
+                with _cache.compile_lock(_cache.CORE_LOCK):
                     self._warm_core()
                 with _cache.compile_lock():
                     self._warm_search()
@@ -351,28 +350,6 @@ def static_eval(pos) -> int:
             v = pos.variant.piece(c).value[0]
             total += v if c.isupper() else -v
         return total if pos.turn == 0 else -total
-
-
-@contextlib.contextmanager
-def _file_lock(name: str):
-    """An exclusive lock on ``<numba cache dir>/<name>`` held for the block (waits while
-    another process holds it); a no-op where the directory or file locks are unavailable."""
-    fh = None
-    try:
-        import fcntl   # lazy: POSIX only, and only on a cold start
-        d = _cache.cache_dir()
-        if d:
-            fh = open(os.path.join(d, name), "a")
-            fcntl.flock(fh, fcntl.LOCK_EX)
-    except (ImportError, OSError):
-        if fh is not None:
-            fh.close()
-        fh = None
-    try:
-        yield
-    finally:
-        if fh is not None:
-            fh.close()   # closing releases the lock
 
 
 def _minus_elapsed(limits, ms: float, side: int):

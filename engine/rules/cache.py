@@ -35,6 +35,7 @@ import contextlib
 import hashlib
 import os
 import shutil
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]      # the directory holding engine/, search/, variants/
@@ -45,6 +46,7 @@ _USER_PREFIX = "cardinal-"
 _LOCAL_PREFIX = "numba-"
 
 _state: dict = {}
+_lock = threading.Lock()   # configure() may be called from the warm-up thread and the main thread
 
 
 def _numba_version() -> str:
@@ -74,7 +76,7 @@ def source_hash() -> str:
 def _writable_dir(path: Path) -> bool:
     try:
         path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".probe-{os.getpid()}"
+        probe = path / f".probe-{os.getpid()}-{threading.get_ident()}"
         probe.write_text("x")
         probe.unlink()
         return True
@@ -96,8 +98,15 @@ def configure() -> str | None:
     """Choose the cache directory (see the module doc), export it as ``NUMBA_CACHE_DIR``
     and return it (``None``: no writable place, numba compiles in memory). Idempotent;
     child processes inherit the choice through the environment."""
-    if "dir" in _state:
+    with _lock:
+        if "dir" not in _state:
+            _state["dir"] = _choose()
+            if _state["dir"]:
+                os.environ["NUMBA_CACHE_DIR"] = _state["dir"]
         return _state["dir"]
+
+
+def _choose() -> str | None:
     hx = source_hash()
     user = os.environ.get("NUMBA_CACHE_DIR", "")
     chosen = None
@@ -118,10 +127,7 @@ def configure() -> str | None:
                 chosen = cand
                 _prune(cand.parent, prefix, cand.name)
                 break
-    _state["dir"] = str(chosen) if chosen else None
-    if chosen:
-        os.environ["NUMBA_CACHE_DIR"] = str(chosen)
-    return _state["dir"]
+    return str(chosen) if chosen else None
 
 
 def cache_dir() -> str | None:
@@ -145,16 +151,22 @@ def mark_warm() -> None:
                 f.write(source_hash() + "\n")
 
 
+CORE_LOCK = "core.lock"     # held while the rules core compiles (first warm-up stage)
+
+
 @contextlib.contextmanager
-def compile_lock():
-    """Hold an exclusive lock on the cache directory while compiling (blocks while another
-    process holds it). A no-op where file locks or the directory are unavailable."""
+def compile_lock(name: str = LOCK_FILE):
+    """Hold an exclusive lock on ``<cache dir>/<name>`` while compiling (blocks while another
+    process holds it): a second cold process waits, then loads what the first one wrote.
+    Warm-ups use two, one per stage (:data:`CORE_LOCK` for the rules core, the default for
+    the search), so a second process gets the rules core while the first still compiles the
+    search. A no-op where file locks or the directory are unavailable."""
     d = configure()
     fh = None
     try:
-        import fcntl
+        import fcntl   # POSIX only
         if d:
-            fh = open(os.path.join(d, LOCK_FILE), "a")
+            fh = open(os.path.join(d, name), "a")
             fcntl.flock(fh, fcntl.LOCK_EX)
     except (ImportError, OSError):
         if fh is not None:
@@ -164,6 +176,4 @@ def compile_lock():
         yield
     finally:
         if fh is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(fh, fcntl.LOCK_UN)
-            fh.close()
+            fh.close()   # closing the file releases the lock
