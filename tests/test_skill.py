@@ -44,3 +44,54 @@ def test_seeded_and_reproducible():
 def test_valid_levels():
     assert all(skill.valid(v) for v in (0, 10, 20))
     assert not any(skill.valid(v) for v in (-1, 21, 3.5, True, "5", None))
+
+
+def _search(searcher, pos, limits):
+    infos, result = [], []
+    searcher.start(pos.copy(), limits, on_info=infos.append, on_done=lambda best, ponder: result.append(best))
+    searcher.wait()
+    return infos, result[0]
+
+
+def test_searcher_at_level_0_stops_at_depth_1_and_varies_its_move():
+    from engine.rules.position import Position
+    from search.driver import Limits, Searcher
+    pos = Position.from_fen(None, "knightrelay")
+    s = Searcher(hash_mb=1)
+    s.skill_level = 0
+    moves = set()
+    for _ in range(12):
+        infos, best = _search(s, pos, Limits(depth=12))
+        assert best in pos.legal_moves()
+        assert max(i["depth"] for i in infos) == 1
+        assert {i["multipv"] for i in infos} == {1}          # the extra lines are not reported
+        moves.add(best)
+    assert len(moves) > 1
+    s.skill_level = skill.FULL
+    infos, _ = _search(s, pos, Limits(depth=3))
+    assert max(i["depth"] for i in infos) == 3
+
+
+def test_uci_skill_level_option():
+    import subprocess
+    import sys
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    p = subprocess.Popen([sys.executable, "-m", "engine"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    p.stdin.write("uci\nsetoption name Skill Level value 21\nsetoption name Skill Level value 3\n"
+                  "isready\nposition startpos\ngo depth 9\n")
+    p.stdin.flush()
+    lines = []
+    for line in p.stdout:                 # until the search ends (EOF would stop it early)
+        lines.append(line)
+        if line.startswith("bestmove"):
+            break
+    p.stdin.write("quit\n")
+    p.stdin.close()
+    p.wait(timeout=60)
+    out = "".join(lines)
+    assert "option name Skill Level type spin default 20 min 0 max 20" in out
+    assert "setoption Skill Level: value 21 out of range 0..20" in out
+    depths = [int(line.split()[2]) for line in out.splitlines() if line.startswith("info depth")]
+    assert depths and max(depths) == 4 and "bestmove" in out       # level 3: depth 1 + 3
