@@ -408,3 +408,17 @@ def test_pgn_of_a_set_up_position_carries_fen_and_setup(client):
     gid2, _ = new(client, variant="chess", human="both")
     st = client.post(f"/api/games/{gid2}/pgn", json={"pgn": pgn}).json()
     assert st["start_fen"] == fen and st["status"] == "checkmate" and st["result"] == "1-0"
+
+
+def test_strength_reaches_the_engine_as_skill_level(client):
+    gid, _ = new(client, variant="chess", human="white", limits={"kind": "depth", "depth": 8}, skill=0)
+    hub = client.app.state.hub
+    with client.websocket_connect(f"/ws/game/{gid}") as ws:
+        recv_until(ws, lambda m: m["type"] == "engine_ready")
+        ws.send_json({"type": "move", "uci": "e2e4"})
+        msg, seen = recv_until(ws, lambda m: m["type"] == "state" and m.get("engine_move"))
+        assert not [m for m in seen if m["type"] == "error"]
+        assert "Skill Level" in hub.sessions[gid].engine_options and hub.sessions[gid].engine_skill == 0
+        assert max(m["depth"] for m in seen if m["type"] == "info") == 1     # level 0 searches depth 1
+    r = client.post("/api/games", json={"variant": "chess", "skill": 21})
+    assert r.status_code == 400 and "skill" in r.json()["error"]
