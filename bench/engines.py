@@ -33,7 +33,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from bench.timecontrol import seconds_text
+from bench.timecontrol import parse_tc, seconds_text
 
 HANDSHAKE_TIMEOUT = 35.0   # s: 'uciok' / 'feature done=1' (Cute Chess ProtocolStartTimeout)
 READY_TIMEOUT = 60.0       # s: first 'readyok'/'pong' after start (numba may still be loading)
@@ -101,7 +101,10 @@ class Forfeit(Exception):
 @dataclass
 class EngineSpec:
     """How to start one engine. ``cmd`` is the argv list; ``options`` maps option names to
-    values. ``own`` marks the runner's own Cardinal (its options may be tuned to the limits)."""
+    values. ``own`` marks the runner's own Cardinal (its options may be tuned to the limits).
+    ``limits`` holds this engine's own search limits, over the match's (cutechess-cli
+    ``tc=``, ``st=``, ``depth=``, ``nodes=``): ``{"tc": (base_s, inc_s), "st": seconds,
+    "depth": plies, "nodes": n}``, any subset."""
     cmd: list
     proto: str = "uci"
     name: str | None = None
@@ -109,6 +112,7 @@ class EngineSpec:
     options: dict = field(default_factory=dict)
     env: dict | None = None
     own: bool = False
+    limits: dict = field(default_factory=dict)
 
     @classmethod
     def parse(cls, text: str) -> "EngineSpec":
@@ -119,7 +123,7 @@ class EngineSpec:
             items = shlex.split(text)
         except ValueError as e:
             raise ValueError(f"--engine {text!r}: {e}") from None
-        kw: dict = {"options": {}}
+        kw: dict = {"options": {}, "limits": {}}
         args: list[str] = []
         for it in items:
             k, sep, v = it.partition("=")
@@ -143,11 +147,17 @@ class EngineSpec:
                 args.append(v)
             elif k.startswith("option.") and len(k) > 7:
                 kw["options"][k[7:]] = v
+            elif k in ("tc", "st", "depth", "nodes"):
+                kw["limits"][k] = _parse_limit(text, k, v)
             else:
                 raise ValueError(f"--engine {text!r}: unknown key {k!r} "
-                                 "(known: cmd, proto, name, dir, arg, option.NAME)")
+                                 "(known: cmd, proto, name, dir, arg, option.NAME, tc, st, depth, nodes)")
         if not kw.get("cmd"):
             raise ValueError(f"--engine {text!r}: cmd=... is required")
+        if "tc" in kw["limits"] and "st" in kw["limits"]:
+            raise ValueError(f"--engine {text!r}: give tc= or st=, not both")
+        if "nodes" in kw["limits"] and kw.get("proto") == "xboard":
+            raise ValueError(f"--engine {text!r}: nodes= needs a UCI engine (XBoard has no node limit)")
         kw["cmd"] = kw["cmd"] + args
         return cls(**kw)
 
@@ -164,6 +174,26 @@ class EngineSpec:
 
     def has_option(self, name: str) -> bool:
         return name.lower() in (k.lower() for k in self.options)
+
+
+def _parse_limit(text: str, key: str, value: str):
+    """One per-engine limit of an ``--engine`` spec (raises ``ValueError`` naming it)."""
+    try:
+        if key == "tc":
+            return parse_tc(value)
+        if key == "st":
+            v = float(value)
+            if not (v > 0 and v < 1e6):
+                raise ValueError
+            return v
+        v = int(value)
+        if v < 1:
+            raise ValueError
+        return v
+    except ValueError as e:
+        what = {"tc": str(e) if str(e) else "base+inc in seconds", "st": "seconds per move (> 0)",
+                "depth": "plies (an integer >= 1)", "nodes": "nodes (an integer >= 1)"}[key]
+        raise ValueError(f"--engine {text!r}: bad {key}={value!r}: {what}") from None
 
 
 # ---------------------------------------------------------------------------- process
@@ -624,21 +654,24 @@ class UciEngine(Engine):
         self.proc.send("ucinewgame")
         self.sync(PING_TIMEOUT)
 
-    def go(self, game, tc, clocks: list) -> float:
+    def go(self, game, tc, clocks: list, incs: list | None = None) -> float:
         """Send the game's position and ``go`` for time control ``tc``; returns the
-        monotonic time ``go`` was written."""
+        monotonic time ``go`` was written. ``incs``: White's and Black's increments in
+        seconds when they differ (time odds); default ``tc.inc`` for both."""
         self.position(None if game.standard_start else game.start_fen, game.uci)
         self.sync(PING_TIMEOUT)
         parts = ["go"]
         if tc.clock:
             parts += [f"wtime {max(1, int(clocks[0]))}", f"btime {max(1, int(clocks[1]))}"]
-            if tc.inc > 0:
-                inc = int(round(tc.inc * 1000))
-                parts += [f"winc {inc}", f"binc {inc}"]
+            wi, bi = incs if incs is not None else (tc.inc, tc.inc)
+            if wi > 0 or bi > 0:
+                parts += [f"winc {int(round(wi * 1000))}", f"binc {int(round(bi * 1000))}"]
         elif tc.movetime:
             parts.append(f"movetime {tc.movetime}")
         if tc.depth:
             parts.append(f"depth {tc.depth}")
+        if getattr(tc, "nodes", None):
+            parts.append(f"nodes {tc.nodes}")
         self.info = {}
         t = time.monotonic()
         self.proc.send(" ".join(parts))
@@ -794,7 +827,7 @@ class XboardEngine(Engine):
         self.known = 0
         self.sync(PING_TIMEOUT)
 
-    def go(self, game, tc, clocks: list) -> float:
+    def go(self, game, tc, clocks: list, incs: list | None = None) -> float:
         p = self.proc
         pending = list(range(self.known, len(game.uci)))
         self.sync(PING_TIMEOUT)

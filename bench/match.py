@@ -11,16 +11,25 @@ engines are driven copies Cute Chess 1.5::
         --pgn games.pgn
 
 The parts: :mod:`bench.engines` (the UCI/XBoard client and ``--engine`` specs),
-:mod:`bench.referee` (one game: clocks and adjudication), :mod:`bench.openings`,
-:mod:`bench.pgn`, :mod:`bench.timecontrol` and :mod:`bench.stats`; this module
-is the runner (:func:`run_match` with a :class:`MatchConfig`) and the command
-line (:func:`main`).
+:mod:`bench.referee` (one game: clocks and adjudication), :mod:`bench.adjudication`
+(draw/resign by score), :mod:`bench.pairs` (the pair schedule, player and tally),
+:mod:`bench.journal` (the results journal), :mod:`bench.cluster` (Dask),
+:mod:`bench.openings`, :mod:`bench.pgn`, :mod:`bench.timecontrol` and
+:mod:`bench.stats`; this module is the runner (:func:`run_match` with a
+:class:`MatchConfig`) and the command line (:func:`main`).
+
+Work and record go by game pair (one opening, both colours): the local pool
+(``--concurrency`` threads) or a Dask cluster (``--scheduler``) plays pairs, and
+this process alone appends each finished pair to the PGN and to the journal
+(fsynced), so nothing recorded is lost and nothing is recorded twice;
+``--resume JOURNAL`` continues a stopped match.
 
 Engines: ``--engine`` takes Cute Chess-style ``key=value`` pairs in one
 argument (split like a shell line, so ``cmd='python -m engine'`` and
 ``'option.Move Overhead=20'`` work): ``cmd`` (required; itself split like a
 shell line), ``proto`` (``uci`` or ``xboard``, default ``uci``), ``name``,
-``dir`` (working directory), ``arg`` (extra argument, repeatable) and
+``dir`` (working directory), ``arg`` (extra argument, repeatable), the
+engine's own limits ``tc=``, ``st=``, ``depth=``, ``nodes=`` and
 ``option.NAME=VALUE`` (UCI ``setoption``, XBoard ``option NAME=VALUE``; an
 option the engine does not declare or refuses gives a warning). With no
 ``--engine`` Cardinal plays itself (this Python, ``-m engine``, from the same
@@ -38,23 +47,29 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
+import hashlib
 import os
 import queue
+import shlex
 import signal
 import sys
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 
 from tqdm import tqdm
 
 import variants as _variants
-from bench import stats
-from bench.engines import (HANDSHAKE_TIMEOUT, READY_TIMEOUT, EngineError, EngineSpec, kill_all,
-                           start_engine)
+from bench import journal, stats
+from bench.adjudication import Adjudication
+from bench.engines import HANDSHAKE_TIMEOUT, READY_TIMEOUT, EngineError, EngineSpec, kill_all
+from bench.journal import now_iso
 from bench.openings import builtin_openings, load_openings
+from bench.outputs import check_output_path
+from bench.pairs import DEFAULT_SEED, EngineSlot, GameSettings, Tally, play_pair, schedule
 from bench.pgn import pgn_text
-from bench.referee import GameRecord, GameState, play_game
+from bench.referee import GameState
 from bench.timecontrol import TimeControl, parse_tc
 
 VARIANTS = _variants.all_names()
@@ -80,6 +95,13 @@ class MatchConfig:
     event: str = "Cardinal match"
     progress: bool = True                 # a progress bar on stderr when it is a terminal
     debug: bool = False
+    seed: int | None = None               # opening shuffle; None: in order (or the resumed journal's seed)
+    adjudication: Adjudication | None = None
+    journal_path: str | None = None       # results journal (JSON lines), appended
+    resume_path: str | None = None        # continue the match of this journal
+    scheduler: str | None = None          # 'tcp://HOST:PORT' or 'local:N' (Dask); None: local pool
+    connect_timeout: float = 30.0         # s to reach the scheduler
+    argv: list | None = None              # the command line, for the journal header
 
 
 @dataclass
@@ -92,6 +114,8 @@ class MatchResult:
     interrupted: bool = False
     sprt_status: str | None = None
     error: str | None = None
+    tally: Tally | None = None       # W-D-L and pentanomial counts, resumed pairs included
+    resumed_pairs: int = 0
 
     def score_line(self) -> str:
         n = self.wins + self.draws + self.losses
@@ -111,12 +135,13 @@ def _warn(msg: str) -> None:
     print(f"warning: {msg}", file=sys.stderr, flush=True)
 
 
-def tuned_specs(specs: list, tc: TimeControl) -> list:
+def tuned_specs(specs: list, tc) -> list:
     """The engine specs as the runner starts them: its own Cardinal engines get a Move
     Overhead that suits a short ``--movetime`` (a fifth of it, at most the default)
-    unless the user set one."""
+    unless the user set one. ``tc``: one TimeControl, or one per engine."""
     out = []
-    for s in specs:
+    tcs = list(tc) if isinstance(tc, (list, tuple)) else [tc] * len(specs)
+    for s, tc in zip(specs, tcs):
         if s.own and tc.movetime and not s.has_option(OVERHEAD_OPTION):
             s = dataclasses.replace(s, options={**s.options,
                                                 OVERHEAD_OPTION: str(min(DEFAULT_OVERHEAD_MS, tc.movetime // 5))})
@@ -142,13 +167,138 @@ def _overhead_warning(spec: EngineSpec, engine, tc: TimeControl) -> str | None:
             f"move almost at once (set 'option.{OVERHEAD_OPTION}=N' in its --engine spec)")
 
 
+def _engine_tcs(cfg: MatchConfig) -> list:
+    """Each engine's time control: the match's with the engine's own limits over it."""
+    tcs = [cfg.tc.with_limits(s.limits) for s in cfg.engines]
+    for s, tc in zip(cfg.engines, tcs):
+        if tc.nodes and s.proto == "xboard":
+            raise ValueError(f"engine {s.label!r}: a node limit needs a UCI engine (XBoard has no node limit)")
+    return tcs
+
+
+def _digest(openings: list) -> str:
+    h = hashlib.sha1()
+    for op in openings:
+        h.update(f"{op.fen}|{' '.join(op.moves)}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def _spec_labels(specs: list) -> list[str]:
+    names = [s.name or s.label for s in specs]
+    if names[0] == names[1]:
+        names[1] += " (2)"
+    return names
+
+
+def _opening_json(op) -> dict:
+    return {"label": op.label, "fen": op.fen, "moves": list(op.moves)}
+
+
+def _pair_line(res, task, tally: Tally, names: list, sprt, attempts: list) -> dict:
+    games = []
+    for g in res.games:
+        games.append({"round": g.round, "white": g.white, "black": g.black, "result": g.result,
+                      "termination": g.termination, "reason": g.reason, "plies": g.plies,
+                      "score": g.score_for(0)})
+    scores = [g["score"] for g in games]
+    line = {"type": "pair", "pair": res.pair, "opening": _opening_json(task.opening),
+            "engines": list(names), "games": games,
+            "points": sum(scores), "pentanomial_cell": stats.pair_cell(*scores) if len(scores) == 2 else None,
+            "worker": res.worker, "pid": res.pid, "attempt": max(1, len(attempts)),
+            "started": now_iso(res.started) if res.started else None,
+            "finished": now_iso(res.finished) if res.finished else None,
+            "totals": tally.snapshot(sprt)}
+    if len(attempts) > 1:
+        line["attempts"] = [{"worker": a.get("worker"), "pid": a.get("pid"),
+                             "started": now_iso(a["t"]) if a.get("t") else None} for a in attempts]
+    return line
+
+
+class _LocalPairs:
+    """The local pool: one thread per game slot, each with its own two engines, taking
+    pairs from a queue (same interface as :class:`bench.cluster.DaskPairs`)."""
+
+    def __init__(self, slots: list, settings: GameSettings, tasks: list):
+        self.slots, self.settings = slots, settings
+        self.jobs: queue.Queue = queue.Queue()
+        for t in tasks:
+            self.jobs.put(t)
+        self.out: queue.Queue = queue.Queue()
+        self.abandon = threading.Event()
+        self.no_new = threading.Event()
+        self.threads = [threading.Thread(target=self._work, args=(k, s), daemon=True, name=f"match-{k}")
+                        for k, s in enumerate(slots)]
+
+    def start(self) -> None:
+        for t in self.threads:
+            t.start()
+
+    def _work(self, k: int, slot: EngineSlot) -> None:
+        while not self.no_new.is_set() and not self.abandon.is_set():
+            try:
+                task = self.jobs.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                res = play_pair(slot, self.settings, task, self.abandon,
+                                lambda k, rec: self.out.put(("game", (k, rec))))
+            except EngineError as e:
+                self.out.put(("error", str(e)))
+                return
+            except Exception as e:  # a bug or an unexpected engine failure: report, do not hang
+                if not self.abandon.is_set():
+                    self.out.put(("error", f"pair {task.pair}: {type(e).__name__}: {e}"))
+                return
+            res.worker = f"local/{k}"
+            self.out.put(("pair", res))
+
+    def get(self, timeout: float = 0.2):
+        try:
+            return self.out.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def attempts(self, pair: int) -> list:
+        return []
+
+    def idle(self) -> bool:
+        return not any(t.is_alive() for t in self.threads) and self.out.empty()
+
+    def stop_new(self) -> None:
+        self.no_new.set()
+
+    def abort(self) -> None:
+        self.abandon.set()
+        kill_all()
+
+    def drain(self) -> list:
+        """Events still queued (after :meth:`close`: the threads have stopped)."""
+        out = []
+        while True:
+            try:
+                out.append(self.out.get_nowait())
+            except queue.Empty:
+                return out
+
+    def close(self) -> None:
+        for t in self.threads:
+            t.join(timeout=5)
+        for s in self.slots:
+            s.close()
+        kill_all()                  # also an engine a worker was restarting meanwhile
+
+
 def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
     """Play the match; returns the result (also on Ctrl-C: ``interrupted`` is set).
 
-    ``warn`` gets one-line warnings (an option an engine does not know or refuses, a
-    movetime at or below an engine's Move Overhead), each once.
-    Raises :class:`EngineError` if an engine cannot be started (no child left running)
-    and ``ValueError`` for bad configuration.
+    Pairs of games (one opening, both colours) are played by the local pool of
+    ``cfg.concurrency`` threads or, with ``cfg.scheduler``, by a Dask cluster
+    (:mod:`bench.cluster`); each finished pair is appended to the PGN and to the journal
+    (both fsynced) by this process alone. ``warn`` gets one-line warnings (an option an
+    engine does not know or refuses, a movetime at or below an engine's Move Overhead),
+    each once. Raises :class:`EngineError` if an engine cannot be started (no child left
+    running), ``ValueError`` for bad configuration (also a journal that does not belong
+    to this match) and ``ConnectionError`` when the scheduler cannot be reached.
     """
     if cfg.variant not in VARIANTS:
         raise ValueError(f"unknown variant {cfg.variant!r} (choose from {', '.join(VARIANTS)})")
@@ -156,12 +306,13 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
     if len(cfg.engines) != 2:
         raise ValueError("a match needs exactly two engines")
     openings = cfg.openings or builtin_openings(cfg.variant)
-    for op in openings:      # validate the built-in lines too
+    for op in openings:      # validate the built-in lines too (and load the rules' numba code)
         g = GameState(cfg.variant, op.fen)
         for u in op.moves:
-            g.pos.push_uci(u)
-    conc = max(1, min(cfg.concurrency, cfg.games))
-    specs = tuned_specs(cfg.engines, cfg.tc)
+            g.push(g.pos.parse_uci(u))
+        g.pos.status()
+    tcs = _engine_tcs(cfg)
+    specs = tuned_specs(cfg.engines, tcs)
     lock = threading.Lock()
     warned: set = set()
 
@@ -179,136 +330,249 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
                 sys.stderr.write(f"{time.monotonic():.3f} {msg}\n")
                 sys.stderr.flush()
 
-    kw = dict(debug=dbg, handshake_timeout=cfg.handshake_timeout, ready_timeout=cfg.ready_timeout,
-              warn=warn_once)
+    # ---- the schedule, the journal (resume) and the PGN, all checked before any engine runs
+    journal_path = cfg.resume_path or cfg.journal_path
+    header, done_lines = None, {}
+    if cfg.resume_path:
+        header, done_lines, _ = journal.read(cfg.resume_path)
+        if cfg.seed is not None and cfg.seed != header.get("seed"):
+            raise ValueError(f"--resume {cfg.resume_path}: the match was played with --seed "
+                             f"{header.get('seed')}, not {cfg.seed}")
+        seed = header.get("seed", DEFAULT_SEED)
+    else:
+        seed = DEFAULT_SEED if cfg.seed is None else cfg.seed
+        if journal_path and os.path.exists(journal_path) and os.path.getsize(journal_path) > 0:
+            raise ValueError(f"journal {journal_path} already exists: continue that match with "
+                             f"--resume {journal_path}, or give another --journal")
+    tasks = schedule(openings, cfg.games, seed)
+    identity = {"variant": cfg.variant, "games": cfg.games, "seed": seed,
+                "engines": _spec_labels(cfg.engines), "openings_digest": _digest(openings)}
+    if header is not None:
+        for k, v in identity.items():
+            if header.get(k) != v:
+                raise ValueError(f"--resume {cfg.resume_path}: the journal is for another match "
+                                 f"({k} {header.get(k)!r} there, {v!r} now)")
+    tally = Tally()
+    for k in sorted(done_lines):
+        tally.add_scores([g["score"] for g in done_lines[k]["games"]])
+    remaining = [t for t in tasks if t.pair not in done_lines]
+    by_id = {t.pair: t for t in tasks}
+    if header is not None and cfg.pgn_path:
+        rounds = {g["round"] for line in done_lines.values() for g in line["games"]}
+        journal.keep_rounds(cfg.pgn_path, rounds, header.get("pgn_offset", 0))
     pgn_fh = open(cfg.pgn_path, "a", encoding="utf-8") if cfg.pgn_path else None   # fail before any engine runs
-    pairs: list[list] = []
+    pgn_offset = pgn_fh.tell() if pgn_fh else 0
+    jr = None
     try:
-        for w in range(conc):
-            pair = []
-            for i, spec in enumerate(specs):
-                pair.append(start_engine(spec, spec.name or spec.label, cfg.variant, **kw))
-                msg = _overhead_warning(spec, pair[-1], cfg.tc)
-                if msg:
-                    warn_once(msg)
-            pairs.append(pair)
-    except BaseException:
-        for pair in pairs:
-            for e in pair:
-                e.proc.kill()
-        kill_all()
+        jr = journal.Journal(journal_path) if journal_path else None
+    except OSError:
         if pgn_fh:
             pgn_fh.close()
         raise
-    names = _labels(specs, pairs[0])
-    for pair in pairs:
-        for i, e in enumerate(pair):
-            e.label = names[i]
-            e.proc.label = names[i]
 
-    jobs: queue.Queue = queue.Queue()
-    for i in range(cfg.games):
-        jobs.put((i + 1, openings[(i // 2) % len(openings)], i % 2))
-    results: queue.Queue = queue.Queue()
-    stop = threading.Event()
-
-    def worker(pair):
-        while not stop.is_set():
+    settings = GameSettings(match_id=uuid.uuid4().hex[:12], variant=cfg.variant, specs=specs,
+                            names=_spec_labels(specs), tcs=tcs, timemargin_ms=cfg.timemargin_ms,
+                            move_timeout=cfg.move_timeout, handshake_timeout=cfg.handshake_timeout,
+                            ready_timeout=cfg.ready_timeout, adjudication=cfg.adjudication)
+    ex = None
+    try:
+        if cfg.scheduler:
+            from bench.cluster import DaskPairs
+            ex = DaskPairs(cfg.scheduler, settings, remaining, concurrency=max(1, cfg.concurrency),
+                           connect_timeout=cfg.connect_timeout)
+            names = settings.names
+            ex.start()
+        else:
+            conc = min(max(1, cfg.concurrency), len(remaining))      # no engines when nothing is left
+            slots = []
             try:
-                rnd, op, white_index = jobs.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                rec = play_game(pair, white_index, cfg.variant, op, cfg.tc, rnd,
-                                cfg.timemargin_ms, cfg.move_timeout, stop)
-            except EngineError as e:
-                results.put(("error", str(e)))
-                return
-            except Exception as e:  # a bug or an unexpected engine failure: report, do not hang
-                if stop.is_set():
-                    return
-                results.put(("error", f"game {rnd}: {type(e).__name__}: {e}"))
-                return
-            if rec is None or stop.is_set():
-                return
-            if rec.fault is not None:       # restart the engine that failed
-                i = rec.fault
-                pair[i].proc.kill()
-                try:
-                    pair[i] = start_engine(specs[i], names[i], cfg.variant, **kw)
-                    pair[i].label = names[i]
-                except EngineError as e:
-                    results.put(("game", rec))
-                    results.put(("error", f"restarting after a forfeit: {e}"))
-                    return
-            results.put(("game", rec))
+                for _ in range(conc):
+                    slot = EngineSlot(settings, warn_once, dbg)
+                    slots.append(slot)
+                    slot.start()
+                    for spec, e, tc in zip(specs, slot.engines, tcs):
+                        msg = _overhead_warning(spec, e, tc)
+                        if msg:
+                            warn_once(msg)
+            except BaseException:
+                for s in slots:
+                    for e in s.engines:
+                        if e is not None:
+                            e.proc.kill()
+                kill_all()
+                raise
+            names = _labels(specs, slots[0].engines) if slots else settings.names
+            settings.names = names
+            for s in slots:
+                for i, e in enumerate(s.engines):
+                    e.label = e.proc.label = names[i]
+            ex = _LocalPairs(slots, settings, remaining)
+    except BaseException:
+        if ex is not None and cfg.scheduler:
+            ex.close()
+        if pgn_fh:
+            pgn_fh.close()
+        if jr:
+            jr.close()
+        raise
 
-    threads = [threading.Thread(target=worker, args=(p,), daemon=True, name=f"match-{k}")
-               for k, p in enumerate(pairs)]
-    res = MatchResult(games=[], names=tuple(names))
+    tc_text = [t.pgn() for t in tcs]
+    if jr:
+        if header is None:
+            jr.write({"type": "match", "format": journal.FORMAT, "version": journal.VERSION,
+                      "match_id": settings.match_id, **identity, "names": list(names),
+                      "pairs": len(tasks), "commands": [shlex.join(s.cmd) for s in specs],
+                      "protocols": [s.proto for s in specs], "tc": tc_text,
+                      "openings": len(openings),
+                      "sprt": dataclasses.asdict(cfg.sprt) if cfg.sprt else None,
+                      "adjudication": dataclasses.asdict(cfg.adjudication) if cfg.adjudication else None,
+                      "pgn": os.path.abspath(cfg.pgn_path) if cfg.pgn_path else None, "pgn_offset": pgn_offset,
+                      "scheduler": cfg.scheduler or f"local pool x{cfg.concurrency}",
+                      "argv": cfg.argv})
+        else:
+            jr.write({"type": "resume", "match_id": settings.match_id, "done_pairs": len(done_lines),
+                      "remaining_pairs": len(remaining), "totals": tally.snapshot(cfg.sprt)})
+
+    res = MatchResult(games=[], names=tuple(names), tally=tally, resumed_pairs=len(done_lines))
+    res.wins, res.draws, res.losses = tally.wins, tally.draws, tally.losses
     bar = None
     if cfg.progress:
         # disable=None: a bar only when stderr is a terminal (no '\r'-joined lines in logs)
-        bar = tqdm(total=cfg.games, desc=f"{names[0]} vs {names[1]}", unit="game", file=sys.stderr,
-                   dynamic_ncols=True, disable=None)
-    tc = cfg.tc.pgn()
+        bar = tqdm(total=cfg.games, initial=tally.games, desc=f"{names[0]} vs {names[1]}", unit="game",
+                   file=sys.stderr, dynamic_ncols=True, disable=None)
+    recorded = set(done_lines)
+    partial: dict = {}            # pair id -> games finished in a pair not finished (local pool)
+
+    def record(pr) -> bool:
+        """Append a finished pair to the PGN and the journal; False if it is not one."""
+        for w in pr.warnings:
+            warn_once(w)
+        if not pr.complete or pr.pair in recorded:      # abandoned, or a pair already recorded
+            return False
+        partial.pop(pr.pair, None)
+        recorded.add(pr.pair)
+        pr.games.sort(key=lambda g: g.round)
+        tally.add(pr.games)
+        res.games.extend(pr.games)
+        res.wins, res.draws, res.losses = tally.wins, tally.draws, tally.losses
+        if pgn_fh:
+            journal.fsync_write(pgn_fh, "".join(pgn_text(g, cfg.event, tc=tc_text) for g in pr.games))
+        if jr:
+            jr.write(_pair_line(pr, by_id[pr.pair], tally, names, cfg.sprt, ex.attempts(pr.pair)))
+        if bar is not None:
+            bar.set_postfix_str(_progress_text(tally, cfg.sprt), refresh=False)
+            bar.update(len(pr.games))
+        return True
+
+    stopping = False
+    status = "finished"
     try:
-        for t in threads:
-            t.start()
-        finished = 0
-        while finished < cfg.games:
-            try:
-                kind, item = results.get(timeout=0.2)
-            except queue.Empty:
-                if not any(t.is_alive() for t in threads) and results.empty():
+        if not cfg.scheduler:
+            ex.start()
+        while True:
+            ev = ex.get(0.2)
+            if ev is None:
+                if ex.idle():
                     break
                 continue
+            kind, item = ev
             if kind == "error":
                 res.error = item
+                status = "error"
                 break
-            rec: GameRecord = item
-            finished += 1
-            res.games.append(rec)
-            sc = rec.score_for(0)
-            if sc == 1.0:
-                res.wins += 1
-            elif sc == 0.0:
-                res.losses += 1
-            else:
-                res.draws += 1
-            if pgn_fh:
-                pgn_fh.write(pgn_text(rec, cfg.event, tc=tc))
-                pgn_fh.flush()
-            if bar is not None:
-                e, m = stats.elo_with_error(res.wins, res.draws, res.losses)
-                bar.set_postfix_str(f"W-D-L {res.wins}-{res.draws}-{res.losses}  Elo {stats._fmt(e)} "
-                                    f"+/- {stats._fmt(m)}", refresh=False)
-                bar.update(1)
-            if cfg.sprt is not None:
-                st = cfg.sprt.status(res.wins, res.draws, res.losses)
+            if kind == "warning":
+                warn_once(item)
+                continue
+            if kind == "rerun":
+                if jr:
+                    jr.write({"type": "rerun", **item})
+                continue
+            if kind == "game":
+                partial.setdefault(item[0], []).append(item[1])
+                continue
+            pr = item
+            if not record(pr):
+                continue
+            if cfg.sprt is not None and not stopping:
+                st = cfg.sprt.decide(cfg.sprt.llr_pentanomial(tally.penta))
                 if st != "continue":
                     res.sprt_status = st
-                    break
+                    stopping = True
+                    ex.stop_new()          # running pairs finish and are recorded
     except KeyboardInterrupt:
         res.interrupted = True
+        status = "interrupted"
     finally:
-        stop.set()
+        if res.interrupted or res.error:
+            ex.abort()              # running games are abandoned (not written)
+        ex.close()
+        if not cfg.scheduler:       # what the pool finished meanwhile is kept
+            for kind, item in ex.drain():
+                if kind == "pair":
+                    record(item)
+                elif kind == "game":
+                    partial.setdefault(item[0], []).append(item[1])
+        if partial:
+            # finished games of unfinished pairs: kept in the PGN, not in the journal (the
+            # pair is the unit of record: --resume plays the whole pair again and drops these)
+            left = sorted((g for gs in partial.values() for g in gs), key=lambda g: g.round)
+            res.games.extend(left)
+            if pgn_fh:
+                try:
+                    journal.fsync_write(pgn_fh, "".join(pgn_text(g, cfg.event, tc=tc_text) for g in left))
+                except OSError:
+                    pass
+            if jr:
+                try:
+                    jr.write({"type": "unfinished", "pairs": sorted(partial),
+                              "rounds": [g.round for g in left]})
+                except (OSError, ValueError):
+                    pass
         if bar is not None:
             bar.close()
         if pgn_fh:
             pgn_fh.close()
-        if res.interrupted or res.error:
-            kill_all()              # running games are abandoned (not written)
-        else:
-            for t in threads:       # after an SPRT decision running games stop at their next move
-                t.join()
-            for pair in pairs:
-                for e in pair:
-                    e.quit()
-        for t in threads:
-            t.join(timeout=5)
-        kill_all()                  # also an engine a worker was restarting meanwhile
+        if jr:
+            if res.sprt_status:
+                status = f"sprt {res.sprt_status}"
+            try:
+                jr.write({"type": "end", "status": status, "error": res.error, "totals": tally.snapshot(cfg.sprt)})
+            except (OSError, ValueError):
+                pass
+            jr.close()
     return res
+
+
+def _progress_text(t: Tally, sprt) -> str:
+    e, m, _ = stats.pentanomial_elo(t.penta) if t.pairs else stats.elo_with_error(t.wins, t.draws, t.losses) + (0,)
+    text = f"W-D-L {t.wins}-{t.draws}-{t.losses}  Elo {stats._fmt(e)} +/- {stats._fmt(m)}"
+    if sprt is not None:
+        lo, hi = sprt.bounds
+        text += f"  LLR {sprt.llr_pentanomial(t.penta):.2f} ({lo:.2f}, {hi:.2f})"
+    return text
+
+
+def summary_table(res: MatchResult, sprt=None) -> str:
+    """The final table: games and W-D-L, pentanomial counts, Elo +/- 95 % by both models,
+    normalized Elo, LOS and (with an SPRT) both LLRs."""
+    t = res.tally or Tally()
+    rows = [("games", f"{t.games} ({t.pairs} complete pairs"
+                      + (f", {res.resumed_pairs} pairs from the journal" if res.resumed_pairs else "") + ")"),
+            ("W-D-L", f"{t.wins}-{t.draws}-{t.losses}"),
+            ("pentanomial", " ".join(f"{k} {v}" for k, v in zip(stats.PENTANOMIAL_LABELS, t.penta)))]
+    if t.pairs:
+        e, m, los5 = stats.pentanomial_elo(t.penta)
+        rows.append(("Elo (pairs)", f"{stats._fmt(e)} +/- {stats._fmt(m)}, nElo "
+                                    f"{stats._fmt(stats.pentanomial_nelo(t.penta))}, LOS {100 * los5:.1f} %"))
+    if t.games:
+        e, m = stats.elo_with_error(t.wins, t.draws, t.losses)
+        rows.append(("Elo (games)", f"{stats._fmt(e)} +/- {stats._fmt(m)}, LOS "
+                                    f"{100 * stats.los(t.wins, t.losses):.1f} %"))
+    if sprt is not None:
+        rows.append(("LLR", f"{sprt.llr_pentanomial(t.penta):.2f} pentanomial, "
+                            f"{sprt.llr(t.wins, t.draws, t.losses):.2f} trinomial"))
+    w = max(len(k) for k, _ in rows)
+    return "\n".join(f"  {k:<{w}}  {v}" for k, v in rows)
 
 
 # ---------------------------------------------------------------------------- CLI
@@ -327,7 +591,26 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--tc", default=None, help="time control base+inc in seconds (default 5+0.05)")
     ap.add_argument("--movetime", type=int, default=None, metavar="MS", help="fixed time per move in ms")
     ap.add_argument("--depth", type=int, default=None, help="fixed search depth in plies (alone or with --tc)")
-    ap.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
+    ap.add_argument("--nodes", type=int, default=None, metavar="N",
+                    help="node limit per move (UCI 'go nodes N'; alone or with --tc; UCI engines only)")
+    ap.add_argument("--concurrency", type=int, default=1,
+                    help="games played at once (default 1); with --scheduler local:N, per worker")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="shuffle the openings with this random seed (default: in their order); "
+                         "the same seed gives the same games order")
+    ap.add_argument("--draw", nargs="+", default=None, metavar="K=V",
+                    help="draw adjudication: movenumber=N movecount=N score=N (cutechess-cli -draw; off by default)")
+    ap.add_argument("--resign", nargs="+", default=None, metavar="K=V",
+                    help="resign adjudication: movecount=N score=N [twosided=true] (cutechess-cli -resign)")
+    ap.add_argument("--journal", default=None, metavar="FILE",
+                    help="results journal, one JSON line per game pair (default: the --pgn name with .jsonl)")
+    ap.add_argument("--resume", default=None, metavar="JOURNAL",
+                    help="continue the match of JOURNAL (same command line): finished pairs are skipped")
+    ap.add_argument("--scheduler", default=None, metavar="ADDR",
+                    help="play on a Dask cluster: tcp://HOST:PORT (dask scheduler) or local:N "
+                         '(N local worker processes); needs pip install "cardinal-engine[cluster]"')
+    ap.add_argument("--connect-timeout", type=float, default=30.0, metavar="S",
+                    help="seconds to wait for the --scheduler (default 30)")
     ap.add_argument("--openings", default=None, metavar="FILE",
                     help="EPD/FEN file of start positions (default: built-in balanced openings); "
                          "each is played with both colours")
@@ -368,20 +651,51 @@ def config_from_args(argv: list[str]) -> MatchConfig:
         raise ValueError("--movetime must be positive")
     if a.depth is not None and a.depth < 1:
         raise ValueError("--depth must be at least 1")
+    if a.nodes is not None and a.nodes < 1:
+        raise ValueError("--nodes must be at least 1")
     if a.movetime is not None:
-        tc = TimeControl(base=None, inc=0.0, movetime=a.movetime, depth=a.depth)
-    elif a.tc is None and a.depth is not None:
-        tc = TimeControl(base=None, inc=0.0, depth=a.depth)
+        tc = TimeControl(base=None, inc=0.0, movetime=a.movetime, depth=a.depth, nodes=a.nodes)
+    elif a.tc is None and (a.depth is not None or a.nodes is not None):
+        tc = TimeControl(base=None, inc=0.0, depth=a.depth, nodes=a.nodes)
     else:
         b, i = parse_tc(a.tc or "5+0.05")
-        tc = TimeControl(base=b, inc=i, depth=a.depth)
+        tc = TimeControl(base=b, inc=i, depth=a.depth, nodes=a.nodes)
+    if a.nodes is not None:
+        for s in specs:
+            if s.proto == "xboard" and "nodes" not in s.limits:
+                raise ValueError(f"--nodes: engine {s.label!r} speaks XBoard, which has no node limit")
+    if a.scheduler is not None:
+        try:
+            import distributed  # noqa: F401  (the optional 'cluster' extra)
+        except ImportError:
+            raise ValueError('--scheduler needs Dask distributed, which is not installed: '
+                             'pip install "cardinal-engine[cluster]"') from None
+        from bench.cluster import parse_scheduler
+        parse_scheduler(a.scheduler)
+    for path, opt in ((a.pgn, "--pgn"), (a.journal, "--journal")):
+        why = check_output_path(path, opt)
+        if why:
+            raise ValueError(why)
+    if a.resume is not None and not os.path.isfile(a.resume):
+        raise ValueError(f"--resume {a.resume}: no such journal file")
+    if a.resume and a.journal and os.path.abspath(a.resume) != os.path.abspath(a.journal):
+        raise ValueError("--resume JOURNAL continues that journal; do not give another --journal")
+    journal_path = a.journal
+    if journal_path is None and a.pgn and not a.resume:
+        journal_path = os.path.splitext(a.pgn)[0] + ".jsonl"
+        if os.path.abspath(journal_path) == os.path.abspath(a.pgn):
+            journal_path = a.pgn + ".journal.jsonl"
     openings = load_openings(a.openings, a.variant) if a.openings else None
     sprt = stats.SPRT.parse(a.sprt) if a.sprt else None
+    adj = Adjudication.parse(a.draw, a.resign)
     return MatchConfig(engines=specs, variant=a.variant, games=a.games, tc=tc,
                        concurrency=a.concurrency, openings=openings, pgn_path=a.pgn, sprt=sprt,
                        timemargin_ms=a.timemargin, move_timeout=a.move_timeout,
                        handshake_timeout=a.handshake_timeout, ready_timeout=a.ready_timeout,
-                       event=a.event, progress=not a.no_progress, debug=a.debug)
+                       event=a.event, progress=not a.no_progress, debug=a.debug, seed=a.seed,
+                       adjudication=adj if adj.active else None, journal_path=journal_path,
+                       resume_path=a.resume, scheduler=a.scheduler, argv=list(argv),
+                       connect_timeout=a.connect_timeout)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -397,7 +711,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e.filename}: {e.strerror}", file=sys.stderr)
         return 2
     ncpu = os.cpu_count() or 1
-    if 2 * cfg.concurrency > ncpu:
+    if 2 * cfg.concurrency > ncpu and not cfg.scheduler:
         print(f"warning: {2 * cfg.concurrency} engine processes on {ncpu} CPU cores; engines will "
               "compete for time (lower --concurrency for fair clocks)", file=sys.stderr)
     cfg_stdout = not cfg.pgn_path
@@ -408,7 +722,7 @@ def main(argv: list[str] | None = None) -> int:
         old = signal.signal(signal.SIGTERM, _term)
     try:
         res = run_match(cfg)
-    except EngineError as e:
+    except (EngineError, ValueError, ConnectionError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
@@ -422,16 +736,18 @@ def main(argv: list[str] | None = None) -> int:
         if old is not None:
             signal.signal(signal.SIGTERM, old)
     if cfg_stdout:
-        tc = cfg.tc.pgn()
+        tc = [t.pgn() for t in _engine_tcs(cfg)]
         for g in sorted(res.games, key=lambda g: g.round):
             sys.stdout.write(pgn_text(g, cfg.event, tc=tc))
     print(res.score_line())
     print(stats.summary(res.wins, res.draws, res.losses))
+    print(summary_table(res, cfg.sprt))
     if cfg.sprt is not None:
         lo, hi = cfg.sprt.bounds
-        v = cfg.sprt.llr(res.wins, res.draws, res.losses)
+        v = cfg.sprt.llr_pentanomial(res.tally.penta)
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "no decision"}[res.sprt_status]
-        print(f"SPRT: llr {v:.2f} ({lo:.2f}, {hi:.2f}) [{cfg.sprt.elo0:g}, {cfg.sprt.elo1:g}]: {verdict}")
+        print(f"SPRT: llr {v:.2f} ({lo:.2f}, {hi:.2f}) [{cfg.sprt.elo0:g}, {cfg.sprt.elo1:g}]: {verdict} "
+              f"(pentanomial, {res.tally.pairs} pairs)")
     faults = collections.Counter(g.termination for g in res.games if g.fault is not None)
     if faults:
         print("Forfeits: " + ", ".join(f"{k} {v}" for k, v in sorted(faults.items())))

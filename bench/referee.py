@@ -11,7 +11,11 @@ move (``illegal move``), a flag fall (``time forfeit``), an engine that
 exits or closes its pipe (``abandoned``), an engine that does not answer
 ``isready``/``ping`` or never moves in a game without clock (``stalled
 connection``), and an XBoard engine calling a legal move illegal
-(``adjudication``) lose.
+(``adjudication``) lose. Draw and resign adjudication by the engines' scores
+(:mod:`bench.adjudication`, off by default) ends a game with ``adjudication``.
+
+Each engine may have its own time control (time odds, a node or depth limit):
+``play_game`` takes one :class:`TimeControl` or a pair indexed by engine.
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ import datetime as _dt
 import threading
 from dataclasses import dataclass
 
+from bench.adjudication import Adjudication, Adjudicator
 from bench.engines import Died, Forfeit, NoReply, uci_from_cecp
 from bench.openings import Opening
 from bench.timecontrol import TimeControl
@@ -116,9 +121,10 @@ _RULE_REASON = {"stalemate": "Draw by stalemate", "fifty": "Draw by fifty moves 
                 "insufficient": "Draw by insufficient mating material"}
 
 
-def play_game(engines: list, white_index: int, variant: str, opening: Opening, tc: TimeControl,
+def play_game(engines: list, white_index: int, variant: str, opening: Opening, tc,
               round_no: int, timemargin_ms: float = 20.0, move_timeout: float = 60.0,
-              stop: threading.Event | None = None) -> GameRecord | None:
+              stop: threading.Event | None = None,
+              adjudication: Adjudication | None = None) -> GameRecord | None:
     """Play one game between ``engines[white_index]`` (White) and the other one.
 
     ``opening`` gives the start FEN (None: the variant's start) and moves played
@@ -126,16 +132,22 @@ def play_game(engines: list, white_index: int, variant: str, opening: Opening, t
     ``go``/move is written until its move is read; the increment is added after
     the move; a move more than ``timemargin_ms`` after the clock reached zero (or
     after the movetime) loses on time. Returns the record, or None if ``stop`` was
-    set (game abandoned by the user).
+    set (game abandoned by the user). ``tc`` is one :class:`TimeControl` for both or a
+    pair ``[tc of engines[0], tc of engines[1]]``.
     """
     game = GameState(variant, opening.fen)
     for u in opening.moves:
         game.push(game.pos.parse_uci(u), "book")
     side_eng = [engines[white_index], engines[1 - white_index]]
+    tcs = list(tc) if isinstance(tc, (list, tuple)) else [tc, tc]
+    side_tc = [tcs[white_index], tcs[1 - white_index]]
     margin = timemargin_ms / 1000.0
-    clocks = [tc.base * 1000.0, tc.base * 1000.0] if tc.clock else [0.0, 0.0]
+    clocks = [t.base * 1000.0 if t.clock else 0.0 for t in side_tc]
+    incs = [t.inc if t.clock else 0.0 for t in side_tc]
     result = termination = reason = None
     fault = None
+    adj = Adjudicator(adjudication) if adjudication is not None and adjudication.active else None
+    verdict = None
 
     def lose(side: int, term: str, why: str):
         nonlocal result, termination, reason, fault
@@ -145,7 +157,7 @@ def play_game(engines: list, white_index: int, variant: str, opening: Opening, t
 
     for side in (0, 1):
         try:
-            side_eng[side].new_game(game, tc)
+            side_eng[side].new_game(game, side_tc[side])
         except Died:
             lose(side, "abandoned", f"{_SIDE[side]} disconnects")
             break
@@ -165,10 +177,19 @@ def play_game(engines: list, white_index: int, variant: str, opening: Opening, t
                 result, reason = "1/2-1/2", _RULE_REASON[status]
             termination = "normal"
             break
+        if verdict is not None:
+            termination = "adjudication"
+            if verdict == "draw":
+                result, reason = "1/2-1/2", "Draw by adjudication"
+            else:
+                result = "1-0" if verdict == 0 else "0-1"
+                reason = f"{_SIDE[verdict]} wins by adjudication"
+            break
         side = game.pos.turn
         eng = side_eng[side]
+        tc = side_tc[side]
         try:
-            t_go = eng.go(game, tc, clocks)
+            t_go = eng.go(game, tc, clocks, incs)
         except Died:
             lose(side, "abandoned", f"{_SIDE[side]} disconnects")
             break
@@ -215,6 +236,8 @@ def play_game(engines: list, white_index: int, variant: str, opening: Opening, t
             lose(side, "illegal move", f"{_SIDE[side]} makes an illegal move: {text or '(none)'}")
             break
         game.push(mv, eng.move_comment(elapsed))
+        if adj is not None:
+            verdict = adj.add(side, eng.info.get("score"), eng.info.get("depth"), len(game.san))
     # tell the engines the game is over (XBoard: force/result/ping); a failure here changes nothing
     for s in (0, 1):
         e = side_eng[s]

@@ -89,11 +89,22 @@ def los(wins: int, losses: int) -> float:
     return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
 
 
-def _pdf(wins: int, draws: int, losses: int):
+def _regularize(counts):
     # fishtest regularisation: an empty cell gets a tiny count, so the LLR stays finite
-    counts = [c if c > 0 else 1e-3 for c in (losses, draws, wins)]
+    return [c if c > 0 else 1e-3 for c in counts]
+
+
+def _pdf_of(counts):
+    """``(N, [(score, probability), ...])`` for counts of equally spaced scores 0..1
+    (3 cells: L, D, W per game; 5 cells: pentanomial per pair), regularised."""
+    counts = _regularize(counts)
     n = sum(counts)
-    return n, [(0.0, counts[0] / n), (0.5, counts[1] / n), (1.0, counts[2] / n)]
+    k = len(counts) - 1
+    return n, [(i / k, c / n) for i, c in enumerate(counts)]
+
+
+def _pdf(wins: int, draws: int, losses: int):
+    return _pdf_of([losses, draws, wins])
 
 
 def _mle_expected(pdf, s: float):
@@ -118,10 +129,14 @@ def _mle_expected(pdf, s: float):
 
 def llr(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> float:
     """Generalized log-likelihood ratio of H1 (Elo = elo1) against H0 (Elo = elo0)."""
-    if wins + draws + losses == 0:
+    return _llr_counts([losses, draws, wins], elo0, elo1)
+
+
+def _llr_counts(counts, elo0: float, elo1: float) -> float:
+    if sum(counts) == 0:
         return 0.0
     s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
-    n, pdf = _pdf(wins, draws, losses)
+    n, pdf = _pdf_of(counts)
     p0, p1 = _mle_expected(pdf, s0), _mle_expected(pdf, s1)
     return n * sum(p * (math.log(q1) - math.log(q0))
                    for (_, p), (_, q0), (_, q1) in zip(pdf, p0, p1))
@@ -160,6 +175,19 @@ class SPRT:
     def llr(self, wins: int, draws: int, losses: int) -> float:
         return llr(wins, draws, losses, self.elo0, self.elo1)
 
+    def llr_pentanomial(self, counts) -> float:
+        """The LLR from pentanomial pair counts ``[LL, LD, DD+WL, WD, WW]`` (fishtest's)."""
+        return llr_pentanomial(counts, self.elo0, self.elo1)
+
+    def decide(self, v: float) -> str:
+        """'H1', 'H0' or 'continue' for an LLR value."""
+        lo, hi = self.bounds
+        if v >= hi:
+            return "H1"
+        if v <= lo:
+            return "H0"
+        return "continue"
+
     def status(self, wins: int, draws: int, losses: int) -> str:
         """'H1' (accept elo1: the change gains), 'H0' (accept elo0), or 'continue'."""
         lo, hi = self.bounds
@@ -181,6 +209,70 @@ class SPRT:
                 raise ValueError(f"bad SPRT parameter {it!r} (expected elo0=, elo1=, alpha=, beta=)")
             kw[k] = float(v)
         return cls(**kw)
+
+
+# ---------------------------------------------------------------------------- pentanomial
+PENTANOMIAL_LABELS = ("LL", "LD", "DD+WL", "WD", "WW")
+NELO_PER_T = 800.0 / math.log(10.0)      # normalized Elo per unit of t = (mu - 1/2) / sigma per game
+
+
+def pair_cell(score_a: float, score_b: float) -> int:
+    """Index in ``[LL, LD, DD+WL, WD, WW]`` of a game pair with the first engine's scores
+    ``score_a`` and ``score_b`` (each 0, 1/2 or 1): twice the pair's points."""
+    return int(round(2.0 * (score_a + score_b)))
+
+
+def _penta_mean_var(counts):
+    """Mean score per game and the variance of the pair's mean score (regularised counts)."""
+    n, pdf = _pdf_of(counts)
+    mu = sum(a * p for a, p in pdf)
+    var = sum(p * (a - mu) ** 2 for a, p in pdf)
+    return n, mu, var
+
+
+def _elo_clamped(x: float) -> float:
+    x = min(max(x, 1e-3), 1 - 1e-3)
+    return -400.0 * math.log10(1.0 / x - 1.0)
+
+
+def pentanomial_elo(counts) -> tuple[float, float, float]:
+    """``(elo, margin95, los)`` from pentanomial pair counts ``[LL, LD, DD+WL, WD, WW]``.
+
+    fishtest ``stat_util.get_elo``: empty cells get 1e-3 pairs; ``mu`` is the mean score
+    per game, the per-game variance is half the variance of a pair's total points
+    (pairs are the independent samples, so correlated games of a pair count right);
+    the 95 % interval of ``mu`` (``mu +/- 1.96 sqrt(var / games)``) is mapped to Elo
+    (scores clamped to [0.001, 0.999]) and the margin is half its width; LOS is
+    ``Phi((mu - 1/2) / sqrt(var / games))``. ``nan`` values with no pairs.
+    """
+    if sum(counts) == 0:
+        return math.nan, math.nan, math.nan
+    n, mu, var_pair = _penta_mean_var(counts)
+    games = 2.0 * n
+    var_game = 2.0 * var_pair            # = Var(pair points) / 2
+    se = math.sqrt(var_game / games)
+    elo = _elo_clamped(mu)
+    margin = (_elo_clamped(mu + Z95 * se) - _elo_clamped(mu - Z95 * se)) / 2.0
+    los_ = 0.5 * (1.0 + math.erf((mu - 0.5) / se / math.sqrt(2.0)))
+    return elo, margin, los_
+
+
+def pentanomial_nelo(counts) -> float:
+    """Normalized Elo from pentanomial counts: ``(mu - 1/2) / sqrt(2 var) * 800 / ln 10``
+    with ``var`` the variance of a pair's mean score (fishtest ``LLRcalc``:
+    ``sigma_pg = sqrt(2 var)`` is the per-game standard deviation). ``nan`` with no pairs."""
+    if sum(counts) == 0:
+        return math.nan
+    _, mu, var = _penta_mean_var(counts)
+    return (mu - 0.5) / math.sqrt(2.0 * var) * NELO_PER_T
+
+
+def llr_pentanomial(counts, elo0: float, elo1: float) -> float:
+    """Generalized LLR of H1 (logistic Elo = elo1) against H0 (elo0) from pentanomial
+    counts: fishtest ``LLRcalc.LLR_logistic`` on the 5-cell distribution of a pair's mean
+    score (0, 1/4, 1/2, 3/4, 1), each hypothesis the maximum-likelihood distribution with
+    that expected score."""
+    return _llr_counts(list(counts), elo0, elo1)
 
 
 def summary(wins: int, draws: int, losses: int) -> str:

@@ -17,11 +17,31 @@ def seconds_text(x: float) -> str:
 
 @dataclass
 class TimeControl:
-    """``base``/``inc`` in seconds (a clock), or ``movetime`` in ms, and/or ``depth`` plies."""
+    """``base``/``inc`` in seconds (a clock), or ``movetime`` in ms, and/or ``depth`` plies
+    and/or ``nodes`` (UCI ``go nodes``)."""
     base: float | None = 5.0
     inc: float = 0.05
     movetime: int | None = None
     depth: int | None = None
+    nodes: int | None = None
+
+    def with_limits(self, limits: dict) -> "TimeControl":
+        """This time control with one engine's own limits (cutechess-cli's per-engine
+        ``tc=``, ``st=``, ``depth=``, ``nodes=``) put over it: ``tc`` (base, inc) sets a
+        clock and drops a movetime, ``st`` (seconds per move) sets a movetime and drops
+        the clock, ``depth``/``nodes`` replace those limits."""
+        tc = TimeControl(self.base, self.inc, self.movetime, self.depth, self.nodes)
+        if "tc" in limits:
+            tc.base, tc.inc = limits["tc"]
+            tc.movetime = None
+        if "st" in limits:
+            tc.base, tc.inc = None, 0.0
+            tc.movetime = max(1, int(round(limits["st"] * 1000)))
+        if "depth" in limits:
+            tc.depth = limits["depth"]
+        if "nodes" in limits:
+            tc.nodes = limits["nodes"]
+        return tc
 
     @property
     def clock(self) -> bool:

@@ -9,6 +9,12 @@ UCI modes (answer the handshake normally unless said otherwise):
             grandchild ``sleep 300`` and write its pid there (process-group test)
   noready   ``uciok`` but never ``readyok``
   novariant ``uciok`` without a UCI_Variant option
+  legal[:CP[:MS]] plays legal chess (python-chess): a mate in one if there is one, else a
+            capture, else a move chosen from the position's CRC (the same game again for the
+            same position); reports ``info depth 1 score cp CP`` (default: the material
+            balance from its own side, in centipawns) and ``info string go ARGS``; with MS,
+            it thinks MS milliseconds per move; ``legal:CP:MS:hangwhite`` never answers a ``go``
+            as White (the second game of a pair when it is the second engine)
 Every UCI mode declares a string option ``Style`` and refuses every value but ``calm``
 with an ``info string error:`` line.
 XBoard modes (``protover 2`` -> features with usermove=1 ping=1):
@@ -34,6 +40,39 @@ if mode == "silent" and os.environ.get("FAKE_PIDFILE"):
         fh.write(str(child.pid))
 
 black_moves = iter(["e7e5", "g8f6", "b8c6", "f8c5"])
+board = None
+fixed_score = None
+if mode.startswith("legal"):
+    import zlib
+
+    import chess
+    board = chess.Board()
+    parts = mode.split(":")
+    if len(parts) > 1 and parts[1]:
+        fixed_score = int(parts[1])
+    delay = int(parts[2]) / 1000 if len(parts) > 2 and parts[2] else 0.0
+    hang_white = parts[3:4] == ["hangwhite"]
+    VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900}
+
+
+def legal_move():
+    moves = sorted(board.legal_moves, key=lambda m: m.uci())
+    for m in moves:
+        board.push(m)
+        mate = board.is_checkmate()
+        board.pop()
+        if mate:
+            return m
+    caps = [m for m in moves if board.is_capture(m)]
+    pool = caps or moves
+    return pool[zlib.crc32(board.fen().encode()) % len(pool)]
+
+
+def material():
+    sc = 0
+    for sq, pc in board.piece_map().items():
+        sc += VALUES.get(pc.piece_type, 0) * (1 if pc.color == board.turn else -1)
+    return sc
 for line in sys.stdin:
     tok = line.split()
     if not tok or mode == "silent":
@@ -58,6 +97,28 @@ for line in sys.stdin:
         out('feature done=1')
     elif cmd == "ping":
         out("pong " + tok[1])
+    elif board is not None and cmd == "position":
+        if tok[1] == "startpos":
+            board = chess.Board()
+            rest = tok[2:]
+        else:
+            i = tok.index("moves") if "moves" in tok else len(tok)
+            board = chess.Board(" ".join(tok[2:i]))
+            rest = tok[i:]
+        for u in rest[1:]:
+            board.push_uci(u)
+    elif board is not None and cmd == "go":
+        out("info string go " + " ".join(tok[1:]))
+        if hang_white and board.turn == chess.WHITE:
+            continue
+        if delay:
+            time.sleep(delay)
+        m = legal_move()
+        board.push(m)
+        sc = fixed_score if fixed_score is not None else -material()
+        board.pop()
+        out(f"info depth 1 score cp {sc} nodes 1 pv {m.uci()}")
+        out("bestmove " + m.uci())
     elif cmd == "go" and mode in ("illegal", "none", "crash", "slow"):
         if mode == "illegal":
             out("bestmove e1e8")

@@ -537,3 +537,150 @@ def test_own_cardinal_gets_an_overhead_that_suits_the_movetime(tmp_path):
     t = tags_of(pgn)
     assert t[0]["White"] == "Cardinal" and t[0]["Termination"] == "illegal move"
     assert re.search(r"\{[+-][\d.M]+/\d+ 0\.0[2-9]\d*s[,}]", pgn), pgn      # it used the time (not 1 ms)
+
+
+# ------------------------------------------------------------------ per-engine limits, --nodes, --seed
+def legal_spec(name, score=None, extra=""):
+    mode = "legal" if score is None else f"legal:{score}"
+    return f"cmd='{sys.executable} {FAKE} {mode}' proto=uci name={name} {extra}".rstrip()
+
+
+def _go_lines(err, name):
+    return [ln.split(" > ", 1)[1] for ln in err.splitlines() if f" {name} > go" in ln]
+
+
+def test_engine_spec_limits():
+    s = E.EngineSpec.parse("cmd=x tc=10+0.1 depth=8 nodes=5000")
+    assert s.limits == {"tc": (10.0, 0.1), "depth": 8, "nodes": 5000}
+    assert E.EngineSpec.parse("cmd=x st=1.5").limits == {"st": 1.5}
+    for bad in ("cmd=x tc=abc", "cmd=x st=0", "cmd=x depth=0", "cmd=x nodes=-5", "cmd=x tc=5 st=1",
+                "cmd=x proto=xboard nodes=100", "cmd=x nodes=100 proto=xboard"):
+        with pytest.raises(ValueError, match="--engine"):
+            E.EngineSpec.parse(bad)
+    g = T.TimeControl(5, 0.05, depth=3)
+    assert g.with_limits({"tc": (10.0, 0.1)}) == T.TimeControl(10.0, 0.1, depth=3)
+    assert g.with_limits({"st": 1.0}) == T.TimeControl(None, 0.0, movetime=1000, depth=3)
+    assert g.with_limits({"depth": 8, "nodes": 50}) == T.TimeControl(5, 0.05, depth=8, nodes=50)
+    assert g == T.TimeControl(5, 0.05, depth=3)          # unchanged
+
+
+def test_per_engine_depth_and_nodes_on_the_wire(tmp_path):
+    rc, pgn, out, err = run(["--engine", legal_spec("A", extra="depth=3"), "--engine",
+                             legal_spec("B", extra="nodes=300"), "--depth", "1", "--games", "2", "--debug"],
+                            tmp_path)
+    assert rc == 0, err
+    a, b = _go_lines(err, "A"), _go_lines(err, "B")
+    assert a and all(ln == "go depth 3" for ln in a), a
+    assert b and all(ln == "go depth 1 nodes 300" for ln in b), b
+    assert all(g["TimeControl"] == "inf" for g in tags_of(pgn))
+
+
+def test_global_nodes(tmp_path):
+    rc, pgn, out, err = run(["--engine", legal_spec("A"), "--engine", legal_spec("B", extra="nodes=7"),
+                             "--nodes", "500", "--games", "1", "--debug"], tmp_path)
+    assert rc == 0, err
+    assert set(_go_lines(err, "A")) == {"go nodes 500"} and set(_go_lines(err, "B")) == {"go nodes 7"}
+    assert "info string go nodes 500" in err                 # the engine received it
+    rc, pgn, out, err = run(["--engine", legal_spec("A"), "--engine", fake_spec("xb-resign", "xboard"),
+                             "--nodes", "500"], tmp_path, "x.pgn")
+    assert rc == 2 and err.startswith("error: --nodes") and "XBoard" in err and "Traceback" not in err
+
+
+def test_time_odds_pgn_tags_and_clocks(tmp_path):
+    rc, pgn, out, err = run(["--engine", legal_spec("A", extra="tc=2+0.02"), "--engine",
+                             legal_spec("B", extra="tc=1+0.01"), "--games", "2", "--debug"], tmp_path)
+    assert rc == 0, err
+    g = tags_of(pgn)
+    assert [(x["White"], x["WhiteTimeControl"], x["BlackTimeControl"]) for x in g] == \
+        [("A", "2+0.02", "1+0.01"), ("B", "1+0.01", "2+0.02")]
+    assert all("TimeControl" not in x for x in g)
+    assert re.search(r"A > go wtime 2000 btime 1000 winc 20 binc 10\n", err), err   # A's first move as White
+    rc, pgn, out, err = run(["--engine", legal_spec("A", extra="st=0.5"), "--engine", legal_spec("B"),
+                             "--tc", "1+0.01", "--games", "1", "--debug"], tmp_path, "st.pgn")
+    assert rc == 0, err
+    assert set(_go_lines(err, "A")) == {"go movetime 500"}
+    assert tags_of(pgn)[0]["WhiteTimeControl"] == "0.5/move"
+
+
+def test_seed_shuffles_openings_reproducibly():
+    from bench.pairs import schedule
+    ops = O.builtin_openings("chess")
+    plain = schedule(ops, 40, None)
+    assert [t.opening for t in plain[:len(ops)]] == ops                 # no seed: in order
+    a, b, c = schedule(ops, 40, 7), schedule(ops, 40, 7), schedule(ops, 40, 8)
+    assert a == b and a != c and a != plain
+    for k, t in enumerate(a):
+        assert t.pair == k and t.rounds == ((2 * k + 1, 0), (2 * k + 2, 1))    # colours reversed in a pair
+    first = [t.opening.label for t in a[:len(ops)]]
+    assert sorted(first) == sorted(o.label for o in ops)                 # each opening once per pass
+    assert schedule(ops, 5, 7)[-1].rounds == ((5, 0),)                   # an odd last game
+
+
+def test_seed_on_the_command_line(tmp_path):
+    def openings(seed, name):
+        rc, pgn, out, err = run(["--engine", legal_spec("A"), "--engine", legal_spec("B"), "--depth", "1",
+                                 "--games", "6", "--seed", str(seed)], tmp_path, name)
+        assert rc == 0, err
+        return [re.search(r"\n\n1\. (\S+ \S+)", "\n\n" + b).group(1) for b in pgn.split("[Event ")[1:]]
+    x, y = openings(3, "a.pgn"), openings(3, "b.pgn")
+    assert x == y and x[0::2] == x[1::2]
+
+
+# ------------------------------------------------------------------ adjudication
+def test_adjudicator_counts():
+    from bench.adjudication import Adjudication, Adjudicator
+    adj = Adjudicator(Adjudication(resign_movecount=2, resign_score=500))
+    assert adj.add(1, ("cp", -600), 5, 10) is None
+    assert adj.add(0, ("cp", 0), 5, 11) is None
+    assert adj.add(1, ("cp", -600), 5, 12) == 0                    # Black resigns: White wins
+    adj = Adjudicator(Adjudication(resign_movecount=2, resign_score=500))
+    adj.add(1, ("cp", -600), 5, 10)
+    adj.add(1, None, None, 12)                                      # no score: the count restarts
+    assert adj.add(1, ("mate", -3), 5, 14) is None
+    assert adj.add(1, ("cp", -500), 5, 16) == 0
+    adj = Adjudicator(Adjudication(draw_movenumber=10, draw_movecount=1, draw_score=5))
+    assert adj.add(0, ("cp", 3), 5, 15) is None and adj.add(1, ("cp", -5), 5, 16) is None   # move 8 < 10
+    assert adj.add(0, ("cp", 0), 5, 20) == "draw"
+
+
+def test_draw_adjudication(tmp_path):
+    rc, pgn, out, err = run(["--engine", legal_spec("A", 0), "--engine", legal_spec("B", 0), "--depth", "1",
+                             "--games", "2", "--draw", "movenumber=5", "movecount=2", "score=10"], tmp_path)
+    assert rc == 0, err
+    for g in tags_of(pgn):
+        assert (g["Result"], g["Termination"], g["PlyCount"]) == ("1/2-1/2", "adjudication", "10"), g
+    assert pgn.count("Draw by adjudication") == 2
+
+
+def test_resign_adjudication_and_twosided(tmp_path):
+    rc, pgn, out, err = run(["--engine", legal_spec("A", 0), "--engine", legal_spec("B", -600), "--depth", "1",
+                             "--games", "2", "--resign", "movecount=3", "score=500"], tmp_path)
+    assert rc == 0, err
+    g = tags_of(pgn)
+    assert [(x["Result"], x["Termination"], x["PlyCount"]) for x in g] == \
+        [("1-0", "adjudication", "10"), ("0-1", "adjudication", "9")]
+    assert "White wins by adjudication" in pgn and "Black wins by adjudication" in pgn
+    assert "Score of A vs B: 2 - 0 - 0" in out
+    # two-sided: the winner's own score must agree (A says 0 here, so no adjudication)
+    rc, pgn, out, err = run(["--engine", legal_spec("A", 0), "--engine", legal_spec("B", -600), "--depth", "1",
+                             "--games", "1", "--resign", "movecount=3", "score=500", "twosided=true"],
+                            tmp_path, "two.pgn")
+    assert rc == 0, err
+    assert tags_of(pgn)[0]["Termination"] != "adjudication"
+    rc, pgn, out, err = run(["--engine", legal_spec("A", 700), "--engine", legal_spec("B", -600), "--depth", "1",
+                             "--games", "1", "--resign", "movecount=3", "score=500", "twosided=true"],
+                            tmp_path, "two2.pgn")
+    assert (tags_of(pgn)[0]["Result"], tags_of(pgn)[0]["Termination"]) == ("1-0", "adjudication")
+
+
+def test_adjudication_off_by_default_and_bad_arguments(tmp_path):
+    rc, pgn, out, err = run(["--engine", legal_spec("A", 0), "--engine", legal_spec("B", -600), "--depth", "1",
+                             "--games", "1"], tmp_path)
+    assert rc == 0 and tags_of(pgn)[0]["Termination"] != "adjudication"
+    for argv in (["--draw", "movenumber=x"], ["--draw", "movenumber=5", "score=3"], ["--resign", "score=5"],
+                 ["--resign", "movecount=3", "score=500", "twosided=maybe"], ["--resign", "bogus=1"],
+                 ["--nodes", "0"]):
+        rc, pgn, out, err = run(argv, tmp_path, "bad.pgn")
+        assert rc == 2, argv
+        assert err.startswith("error:"), (argv, err)
+        assert "Traceback" not in err

@@ -84,3 +84,55 @@ def test_mle_has_requested_mean():
 def test_summary_line():
     line = S.summary(60, 20, 20)
     assert line.startswith("Elo difference: 147.2 +/- ") and "LOS:" in line and "DrawRatio: 20.0 %" in line
+
+
+# ------------------------------------------------------------------ pentanomial (pairs)
+# Reference values: fishtest's own self-test samples (server/fishtest/stats/stat_util.py),
+# evaluated with fishtest's LLRcalc.LLR_logistic and stat_util.get_elo.
+FT1 = [10789, 19328, 33806, 19402, 10543]
+FT2 = [39, 2226, 31451, 2412, 40]
+
+
+def test_pentanomial_llr_matches_fishtest():
+    assert S.llr_pentanomial(FT1, -3, 1) == pytest.approx(2.1310678117855, abs=1e-8)
+    assert S.llr_pentanomial(FT2, 0.2, 0.9) == pytest.approx(2.16254258004836, abs=1e-8)
+    assert S.SPRT(-3, 1).llr_pentanomial(FT1) == S.llr_pentanomial(FT1, -3, 1)
+    assert S.llr_pentanomial([0] * 5, 0, 5) == 0.0
+
+
+def test_pentanomial_elo_matches_fishtest():
+    for counts, (elo, e95, los, nelo) in (
+            (FT1, (-0.7735773359165423, 1.2775798957280218, 0.1176588580327751, -0.9516290044726476)),
+            (FT2, (0.902981048809024, 0.6625314859816553, 0.9962220973354207, 3.450799606946096)),
+            ([0, 3, 10, 5, 2], (52.49112967044888, 66.49054926047955, 0.9442410565319299, 87.42081659113526))):
+        got = S.pentanomial_elo(counts)
+        assert got == pytest.approx((elo, e95, los), rel=1e-9), counts
+        assert S.pentanomial_nelo(counts) == pytest.approx(nelo, rel=1e-9)
+    assert all(math.isnan(x) for x in S.pentanomial_elo([0] * 5))
+
+
+def test_pentanomial_by_hand():
+    # 4 pairs: LD, DD, WD, WW -> pair means 0.25, 0.5, 0.75, 1 (the empty LL cell gets 1e-3)
+    counts = [0, 1, 1, 1, 1]
+    n = 4.001
+    pdf = [(0.0, 1e-3 / n)] + [(a, 1 / n) for a in (0.25, 0.5, 0.75, 1.0)]
+    mu = sum(a * p for a, p in pdf)
+    var = sum(p * (a - mu) ** 2 for a, p in pdf)
+    se = math.sqrt(2 * var / (2 * n))
+    elo, e95, los = S.pentanomial_elo(counts)
+    assert elo == pytest.approx(S.elo_from_score(mu))
+    assert e95 == pytest.approx((S.elo_from_score(mu + S.Z95 * se) - S.elo_from_score(mu - S.Z95 * se)) / 2)
+    assert S.pentanomial_nelo(counts) == pytest.approx((mu - 0.5) / math.sqrt(2 * var) * 800 / math.log(10))
+    # the exact GSPRT is close to its normal approximation N (s1-s0)(2mu-s0-s1) / (2 var)
+    big = [100, 400, 900, 450, 150]
+    n, pdf = S._pdf_of(big)
+    mu = sum(a * p for a, p in pdf)
+    var = sum(p * (a - mu) ** 2 for a, p in pdf)
+    s0, s1 = S.score_from_elo(0), S.score_from_elo(5)
+    assert S.llr_pentanomial(big, 0, 5) == pytest.approx(n * (s1 - s0) * (2 * mu - s0 - s1) / var / 2, rel=0.02)
+
+
+def test_pair_cells():
+    assert [S.pair_cell(a, b) for a, b in ((0, 0), (0, 0.5), (0.5, 0), (1, 0), (0.5, 0.5), (1, 0.5), (1, 1))] == \
+        [0, 1, 1, 2, 2, 3, 4]
+    assert S.PENTANOMIAL_LABELS == ("LL", "LD", "DD+WL", "WD", "WW")

@@ -296,9 +296,11 @@ def test_watch_follows_a_pgn_and_its_journal(client, tmp_path):
             fh.write(game.format(r=2, w="B", b="A", res="0-1"))
         m = ws.receive_json()
         assert (m["games"], m["wins"], m["losses"]) == (2, 1, 1) and m["elo"] == 0.0
-        (tmp_path / "m.pgn.jsonl").write_text('{"llr": 0.1}\n{"llr": -0.2}\n{"llr": ')
+        (tmp_path / "m.jsonl").write_text(
+            '{"type": "match", "format": "cardinal-match-journal"}\n'
+            '{"type": "pair", "pair": 0, "totals": {"games": 2, "llr": -0.2}}\n{"type": "pa')
         m = ws.receive_json()
-        assert [p["llr"] for p in m["series"]] == [0.1, -0.2] and m["journal"] == 2
+        assert [p["llr"] for p in m["series"]] == [None, -0.2] and m["journal"] == 2
 
 
 def test_clock_flag_ends_the_game():

@@ -279,10 +279,15 @@ def test_watch_a_running_match(driver, server, shots, tmp_path):
     assert w + d + l == 2
     assert driver.find_element(By.ID, "watch-elo").text != "-"
     assert driver.find_elements(By.CSS_SELECTOR, "#watch-board .piece")
-    # a results journal beside the PGN adds the SPRT LLR curve
-    with open(str(pgn) + ".jsonl", "w") as fh:
-        fh.write(json.dumps({"game": 1, "llr": 0.4}) + "\n" + json.dumps({"game": 2, "llr": 0.9}) + "\n")
-    wait(driver, lambda x: x.find_element(By.ID, "plot-llr").get_attribute("data-points") == "2", "the LLR curve")
+    # the match's results journal (match.jsonl) carries the LLR when the match runs an SPRT
+    journal = tmp_path / "match.jsonl"
+    assert journal.exists()
+    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    for ln in lines:
+        if ln.get("type") == "pair":
+            ln["totals"]["llr"] = 0.4
+    journal.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    wait(driver, lambda x: x.find_element(By.ID, "plot-llr").get_attribute("data-points") == "1", "the LLR curve")
     driver.save_screenshot(os.path.join(shots, "watch-match.png"))
 
 

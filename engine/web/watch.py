@@ -3,7 +3,8 @@ results journal of JSON lines when there is one) and push summaries to the page.
 
 The Elo of the first engine (White in the first game) against the second,
 with its 95 % error from :mod:`bench.stats`, is computed after every finished
-game; an SPRT LLR is plotted when journal lines carry one (``llr``).
+game; an SPRT LLR is plotted when the journal's ``pair`` lines carry one
+(``totals.llr``, written by ``cardinal match --sprt``).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def _num(x):
 
 def journal_path(pgn_path: str) -> str | None:
     stem = os.path.splitext(pgn_path)[0]
-    for p in (pgn_path + ".jsonl", stem + ".jsonl", stem + ".journal"):
+    for p in (stem + ".jsonl", pgn_path + ".jsonl"):     # cardinal match's default, then FILE.pgn.jsonl
         if os.path.isfile(p):
             return p
     return None
@@ -54,7 +55,12 @@ def summary(pgn_text: str, journal: list[dict]) -> dict:
     second = "?"
     w = d = l = 0
     series = []
-    llrs = [j.get("llr") for j in journal if isinstance(j.get("llr"), (int, float))]
+    # the journal's 'pair' lines carry running totals: games played and (with --sprt) the LLR
+    llrs = {}
+    for j in journal:
+        t = j.get("totals") if j.get("type") == "pair" else None
+        if isinstance(t, dict) and isinstance(t.get("games"), int) and isinstance(t.get("llr"), (int, float)):
+            llrs[t["games"]] = t["llr"]
     for i, g in enumerate(finished):
         white, black = g.tags.get("White", "?"), g.tags.get("Black", "?")
         if second == "?":
@@ -69,7 +75,7 @@ def summary(pgn_text: str, journal: list[dict]) -> dict:
         # a perfect score has an infinite Elo: the plot shows it clipped at +-PLOT_CLIP
         series.append({"games": i + 1, "elo": _num(elo), "error": _num(err),
                        "elo_plot": None if math.isnan(elo) else max(-PLOT_CLIP, min(PLOT_CLIP, round(elo, 1))),
-                       "llr": round(llrs[i], 3) if i < len(llrs) else None})
+                       "llr": round(llrs[i + 1], 3) if i + 1 in llrs else None})
     elo, err = stats.elo_with_error(w, d, l) if finished else (math.nan, math.nan)
     cur = games[-1] if games else None
     current = None

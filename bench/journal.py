@@ -1,0 +1,124 @@
+"""The results journal of ``cardinal match``: one JSON object per line, appended,
+flushed and fsynced as each game pair is recorded (format in README.md, "Results
+journal"). Only the match client writes it (and the PGN), so a pair is recorded
+once; ``--resume`` reads it back.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import time
+
+FORMAT = "cardinal-match-journal"
+VERSION = 1
+
+
+def now_iso(t: float | None = None) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if t is None else t))
+
+
+def fsync_write(fh, text: str) -> None:
+    """Write, flush and fsync (the data is on disk when this returns)."""
+    fh.write(text)
+    fh.flush()
+    os.fsync(fh.fileno())
+
+
+class Journal:
+    """Appends JSON lines to ``path`` (created if missing), each one on disk before
+    :meth:`write` returns."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.fh = open(path, "a", encoding="utf-8")
+
+    def write(self, obj: dict) -> None:
+        obj.setdefault("time", now_iso())
+        fsync_write(self.fh, json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n")
+
+    def close(self) -> None:
+        try:
+            self.fh.close()
+        except OSError:
+            pass
+
+
+def read(path: str) -> tuple[dict, dict, list]:
+    """``(header, pairs, lines)`` of a journal: the ``match`` header, the ``pair`` lines
+    by pair id (the first one of an id; later ones are ignored) and every parsed line.
+    A last line cut short by a crash is dropped from the file. Raises ``ValueError``
+    (not a journal) and ``OSError``."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    end = data.rfind(b"\n") + 1
+    if end < len(data):                  # a partial last line (crash while writing): cut it
+        with open(path, "r+b") as fh:
+            fh.truncate(end)
+            os.fsync(fh.fileno())
+    lines = []
+    for n, raw in enumerate(data[:end].splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            raise ValueError(f"{path}:{n}: not a JSON line") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"{path}:{n}: not a JSON object")
+        lines.append(obj)
+    if not lines or lines[0].get("type") != "match" or lines[0].get("format") != FORMAT:
+        raise ValueError(f"{path}: not a cardinal match journal (no 'match' header line)")
+    pairs: dict = {}
+    for n, obj in enumerate(lines, 1):
+        if obj.get("type") != "pair":
+            continue
+        games = obj.get("games")
+        if not isinstance(obj.get("pair"), int) or not isinstance(games, list) or not games or \
+                not all(isinstance(g, dict) and isinstance(g.get("round"), int) and g.get("score") in (0, 0.5, 1)
+                        for g in games):
+            raise ValueError(f"{path}: record {n} is not a valid 'pair' line")
+        pairs.setdefault(obj["pair"], obj)
+    return lines[0], pairs, lines
+
+
+_ROUND = re.compile(r'^\[Round "(\d+)"\]$', re.M)
+
+
+def keep_rounds(pgn_path: str, rounds: set, offset: int = 0) -> int:
+    """Rewrite the PGN file (atomically: a temporary file renamed over it) keeping only
+    the games after byte ``offset`` (where this match started writing; what was there
+    before is kept as it is) whose Round is in ``rounds``, each once; returns how many games were
+    dropped (0: the file is left untouched). Games of pairs the journal does not hold
+    (written just before a crash) are dropped so that ``--resume`` plays them again."""
+    if not os.path.exists(pgn_path):
+        return 0
+    with open(pgn_path, "rb") as fh:
+        head = fh.read(offset)
+        text = fh.read().decode("utf-8")
+    blocks = [b for b in re.split(r"(?m)^(?=\[Event )", text) if b.strip()]
+    kept, seen, dropped = [], set(), 0
+    for b in blocks:
+        m = _ROUND.search(b)
+        r = int(m.group(1)) if m else None
+        if r is None or r not in rounds or r in seen:
+            dropped += 1
+            continue
+        seen.add(r)
+        kept.append(b if b.endswith("\n\n") else b.rstrip("\n") + "\n\n")
+    if not dropped:
+        return 0
+    d = os.path.dirname(os.path.abspath(pgn_path))
+    fd, tmp = tempfile.mkstemp(prefix=".resume-", suffix=".pgn", dir=d)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fsync_write(fh, head + "".join(kept).encode("utf-8"))
+        os.replace(tmp, pgn_path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return dropped
