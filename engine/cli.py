@@ -8,6 +8,7 @@ Sub-commands:
     cardinal bench perft|epd|startup ...         benchmark suites (see bench/)
     cardinal match ...                           engine-vs-engine matches (bench/match.py)
     cardinal warmup                              compile and cache every numba function
+    cardinal serve [--host H] [--port P] [--open] [--max-engines N]   browser board (engine/web/)
 
 Heavy imports (numpy, numba) happen inside the sub-commands, so the protocol
 loop can answer `uci` before numba is loaded. Errors in user input print one
@@ -83,7 +84,12 @@ def _warmup(argv) -> int:
     return main(argv)
 
 
-COMMANDS = {"perft": _perft, "bench": _bench, "match": _match, "warmup": _warmup}
+def _serve(argv) -> int:
+    from engine.web.server import main
+    return main(argv)
+
+
+COMMANDS = {"perft": _perft, "bench": _bench, "match": _match, "warmup": _warmup, "serve": _serve}
 
 
 def main(argv=None) -> int:

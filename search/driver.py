@@ -24,6 +24,7 @@ import variants as _variants
 from . import core as C
 from .core import SearchCtx, search_root
 from .eval import build_eval
+from . import skill as SK
 from .limits import Limits, MAX_DEPTH  # noqa: F401  (re-exported: search.driver.Limits is the public name)
 from .timeman import allocate, MOVE_OVERHEAD_DEFAULT
 from .tt import HASH_MIN_MB, HASH_MAX_MB, hashfull, tt_alloc
@@ -77,6 +78,8 @@ class Searcher:
 
     def __init__(self, hash_mb: int = 16):
         self.multipv = 1
+        self.skill_level = SK.FULL          # UCI Skill Level: below FULL, shallower and a seeded pick
+        self._skill_rng = SK.rng()
         self.move_overhead = MOVE_OVERHEAD_DEFAULT
         self.bound_info_after_ms = BOUND_INFO_AFTER_MS
         self._hash_mb = hash_mb
@@ -289,6 +292,12 @@ class Searcher:
         if limits.depth is not None:
             maxd = max(1, min(int(limits.depth), maxd))
         npv = max(1, min(int(self.multipv), MAX_MULTIPV, len(legal)))
+        shown = npv                         # lines reported; a weak level searches more
+        level = self.skill_level if SK.valid(self.skill_level) else SK.FULL
+        if level < SK.FULL:
+            maxd = min(maxd, SK.depth_cap(level))
+            npv = max(1, min(SK.multipv(level, npv), MAX_MULTIPV, len(legal)))
+        done_lines = []
         timed = limits.movetime is not None or (limits.wtime if pos.turn == 0 else limits.btime) is not None
         best, ponder = legal[0], None
         prev = [0] * npv
@@ -340,7 +349,7 @@ class Searcher:
             el = self._search_ms()
             nodes = int(info[C.I_NODES])
             lines.sort(key=lambda t: -t[0])
-            for k, (sc, pv) in enumerate(lines):
+            for k, (sc, pv) in enumerate(lines[:shown]):
                 inf = dict(depth=d, seldepth=int(max(info[C.I_SELDEPTH], d)), multipv=k + 1,
                            score=score_tuple(sc), nodes=nodes, nps=int(nodes * 1000 / max(el, 1.0)),
                            time=int(el), hashfull=self._hashfull(), pv=[pos.uci(m) for m in pv], bound=None)
@@ -355,6 +364,7 @@ class Searcher:
             ponder = lines[0][1][1] if len(lines[0][1]) > 1 else None
             if aborted:
                 break
+            done_lines = lines
             # stop conditions between iterations
             if self._stopped or st.stop[0]:
                 break
@@ -369,6 +379,9 @@ class Searcher:
                     break  # the next iteration takes about twice as long as all before it
                 if timed and abs(sc0) > C.MATE_BOUND and d >= 2 * (C.MATE - abs(sc0)) + 4:
                     break  # a mate is proven well inside the horizon
+        if level < SK.FULL and len(done_lines) > 1:
+            pv = done_lines[SK.pick([sc for sc, _ in done_lines], level, self._skill_rng)][1]
+            best, ponder = pv[0], (pv[1] if len(pv) > 1 else None)
         return best, ponder
 
     def _root_pv(self, pos):

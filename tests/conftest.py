@@ -197,3 +197,8 @@ def random_positions(variant: str, n: int, seed: int, max_plies: int = 80):
             pos.push(rng.choice(lm))
         out.append(pos)
     return out
+
+
+def pytest_addoption(parser):
+    parser.addoption("--screenshots", metavar="DIR", default=None,
+                     help="save the browser-board test screenshots in DIR (default: each test's tmp dir)")

@@ -55,6 +55,7 @@ VARIANTS = _variants.names()
 HASH_MIN, HASH_MAX, HASH_DEFAULT = 1, 4096, 16          # MiB (Searcher.resize_hash accepts 1..4096)
 OVERHEAD_MIN, OVERHEAD_MAX, OVERHEAD_DEFAULT = 0, 5000, MOVE_OVERHEAD_DEFAULT   # ms (search.timeman)
 MULTIPV_MIN, MULTIPV_MAX = 1, 5
+SKILL_MIN, SKILL_MAX = 0, 20      # UCI Skill Level (20: full strength; see search/skill.py)
 STOP_TIMEOUT = 10.0   # s to wait for on_done after stop() before giving up on a search
 HANDSHAKE_WAIT = 28.0   # s from the start, at most, that a cold start holds uciok / done=1 (Cute Chess: 35 s)
 PING_WAIT = 10.0        # s, at most, that readyok / pong waits for a compiling search (Cute Chess: 15 s)
@@ -96,6 +97,7 @@ class Backend:
         self.hash_mb = HASH_DEFAULT
         self.move_overhead = OVERHEAD_DEFAULT
         self.multipv = 1
+        self.skill_level = SKILL_MAX
         self._applied_hash = None
         self._clear_pending = False
         self.t_start = time.monotonic()
@@ -249,6 +251,7 @@ class Backend:
             s.clear_hash()
             self._clear_pending = False
         s.multipv = self.multipv
+        s.skill_level = self.skill_level
         s.move_overhead = self.move_overhead
 
     # ------------------------------------------------------------ search

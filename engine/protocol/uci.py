@@ -34,7 +34,7 @@ import threading
 from engine import __version__
 import variants as _variants
 from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, HASH_DEFAULT, OVERHEAD_MIN,
-                      OVERHEAD_MAX, OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT,
+                      OVERHEAD_MAX, OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, SKILL_MIN, SKILL_MAX, STOP_TIMEOUT,
                       board_lines, static_eval, sane_move)
 from .common import clean, log, log_exception
 from search.limits import MAX_DEPTH
@@ -49,6 +49,7 @@ OPTION_LINES = (
     "option name Ponder type check default false",
     f"option name MultiPV type spin default 1 min {MULTIPV_MIN} max {MULTIPV_MAX}",
     f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min {OVERHEAD_MIN} max {OVERHEAD_MAX}",
+    f"option name Skill Level type spin default {SKILL_MAX} min {SKILL_MIN} max {SKILL_MAX}",
     # Cute Chess switches a reused engine back to orthodox chess with 'standard' only if it is listed.
     "option name UCI_Variant type combo default chess " + " ".join(f"var {n}" for n in _variants.all_names()),
 )
@@ -209,6 +210,8 @@ class UCIHandler:
             self.backend.move_overhead = _int_option(name, value, OVERHEAD_MIN, OVERHEAD_MAX)
         elif key == "multipv":
             self.backend.multipv = _int_option(name, value, MULTIPV_MIN, MULTIPV_MAX)
+        elif key == "skill level":
+            self.backend.skill_level = _int_option(name, value, SKILL_MIN, SKILL_MAX)
         elif key == "clear hash":
             self.backend.request_clear()
         elif key == "ponder":
