@@ -12,7 +12,7 @@ passed in (see :class:`search.driver.SearchState`):
 
 Beyond the steps in :func:`search`: losing captures (a cheap SEE sign, :func:`_losing_capture`) are
 ordered after the quiet moves and skipped in quiescence; quiescence probes and stores the TT at draft 0;
-the TT caches the static eval.
+the TT caches the static eval (stored with the entry: one probe and one store per node).
 
 Scores: centipawns; ``MATE - ply`` is mate in ``ply`` plies from the root.
 Stop: every 1024 nodes the search reads ``stop[0]`` and the node limit and, if
@@ -27,7 +27,7 @@ from engine.rules.jit import njit
 from engine.rules.layout import (field_offsets, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, SQ_MASK, MOVE_PROMO_BITS,
                                  MOVE_EP_BIT, U_MOVE, NSQ, KING, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, MARSHAL, CARDINAL, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
                            V_FLAGS, VF_RELAY)
-from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal, make_move, unmake_move, make_null,
+from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal_checked, make_move, unmake_move, make_null,
                             unmake_null, in_check, insufficient_material, is_attacked)
 from engine.rules.checks import gives_check
 from .eval import evaluate, EV_PST_MG
@@ -228,14 +228,6 @@ def _is_draw(board, st, hist, vt, info, ply):
 
 
 @njit(cache=True, nogil=True)
-def _tt_set_eval(tt, key, static):
-    """Cache the static eval in the TT entry of ``key`` (if the store kept it and the value fits int16)."""
-    i = tt_probe(tt, key)
-    if i >= 0 and -INF < static < INF:
-        tt[i].eval = static
-
-
-@njit(cache=True, nogil=True)
 def _tick(info, stop):
     """Count a node; every 1024 nodes poll the stop flag and node limit. True if aborting."""
     info[I_NODES] += 1
@@ -264,7 +256,7 @@ def qsearch(c, alpha, beta, ply):
         bnd = tt[ti].flag & 3
         if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
             return s
-    # one call site each for _static_eval and gen_legal keeps the compiled code (and compile time) small
+    # one call site each for _static_eval and gen_legal_checked keeps the compiled code (and compile time) small
     check = in_check(board, st, vt)
     stand = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti)
     if ply >= info[I_MAXPLY] - 1:
@@ -273,8 +265,7 @@ def qsearch(c, alpha, beta, ply):
         if stand >= beta:
             if ti < 0:
                 # remember the stand-pat bound and the eval (revisits skip evaluate)
-                tt_store(tt, key, np.int64(0), stand, np.int64(0), np.int64(BOUND_LOWER), info[I_GEN])
-                _tt_set_eval(tt, key, stand)
+                tt_store(tt, key, np.int64(0), stand, np.int64(0), np.int64(BOUND_LOWER), info[I_GEN], stand)
             return stand
         if stand > alpha:
             alpha = stand
@@ -282,7 +273,7 @@ def qsearch(c, alpha, beta, ply):
     best = stand
     bestm = 0
     n0 = ply * MAX_MOVES
-    n = gen_legal(board, st, vt, moves, n0, GEN_ALL if check else GEN_NOISY)
+    n = gen_legal_checked(board, st, vt, moves, n0, GEN_ALL if check else GEN_NOISY, check)
     if check and n == n0:
         return -MATE + ply
     _score_noisy(board, ev, moves, scores, n0, n)
@@ -309,23 +300,19 @@ def qsearch(c, alpha, beta, ply):
                 bestm = m
                 if sc >= beta:
                     break
-    # Step 3. Store at draft 0, never over a deeper entry of the same position
-    ti = tt_probe(tt, key)
-    if ti < 0 or tt[ti].depth <= 0:
-        if best >= beta:
-            bnd = BOUND_LOWER
-        elif best > orig_alpha:
-            bnd = BOUND_EXACT
-        else:
-            bnd = BOUND_UPPER
-        s = best
-        if s > MATE_BOUND:
-            s += ply
-        elif s < -MATE_BOUND:
-            s -= ply
-        tt_store(tt, key, bestm, s, np.int64(0), bnd, info[I_GEN])
-        if not check:
-            _tt_set_eval(tt, key, stand)
+    # Step 3. Store at draft 0 (tt_store never lets it replace a deeper entry of the same position)
+    if best >= beta:
+        bnd = BOUND_LOWER
+    elif best > orig_alpha:
+        bnd = BOUND_EXACT
+    else:
+        bnd = BOUND_UPPER
+    s = best
+    if s > MATE_BOUND:
+        s += ply
+    elif s < -MATE_BOUND:
+        s -= ply
+    tt_store(tt, key, bestm, s, np.int64(0), bnd, info[I_GEN], np.int64(EVAL_NONE) if check else stand)
     return best
 
 
@@ -431,7 +418,7 @@ def search(c, alpha, beta, depth, ply):
             return beta
     # Step 6. Generate and order moves
     n0 = ply * MAX_MOVES
-    n = gen_legal(board, st, vt, moves, n0, np.int64(GEN_ALL))   # not a literal: one compiled gen_legal
+    n = gen_legal_checked(board, st, vt, moves, n0, np.int64(GEN_ALL), check)   # not a literal: one compiled copy
     if n == n0:
         return -MATE + ply if check else 0
     _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h)
@@ -551,9 +538,7 @@ def search(c, alpha, beta, depth, ply):
             s += ply
         elif s < -MATE_BOUND:
             s -= ply
-        tt_store(tt, key, bestm, s, depth, bnd, info[I_GEN])
-        if not check:
-            _tt_set_eval(tt, key, static)
+        tt_store(tt, key, bestm, s, depth, bnd, info[I_GEN], np.int64(EVAL_NONE) if check else static)
     return best
 
 

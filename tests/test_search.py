@@ -8,7 +8,7 @@ import pytest
 from engine.rules.position import Position
 from engine.rules import layout as L
 from search.driver import Searcher, Limits, score_tuple
-from search.tt import tt_alloc, tt_probe, tt_store, hashfull, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER
+from search.tt import tt_alloc, tt_probe, tt_store, hashfull, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, EVAL_NONE
 from search.timeman import allocate
 from tests.conftest import random_positions
 
@@ -36,24 +36,38 @@ def run(pos, limits, searcher=None, multipv=1):
 def test_tt_round_trip_and_replacement():
     tt = tt_alloc(1)
     assert len(tt) & (len(tt) - 1) == 0 and tt.nbytes <= 1 << 20
+    assert tt.ctypes.data % 64 == 0, "buckets must start on a cache line"
     key = np.int64(0x123456789ABCDEF)
     assert tt_probe(tt, key) == -1
-    tt_store(tt, key, 4242, -29990, 7, BOUND_EXACT, 3)
-    i = tt_probe(tt, key)
-    assert i >= 0
+    i = tt_store(tt, key, 4242, -29990, 7, BOUND_EXACT, 3, 55)
+    assert tt_probe(tt, key) == i
     e = tt[i]
-    assert (e["move"], e["score"], e["depth"], e["flag"] & 3, e["flag"] >> 2) == (4242, -29990, 7, BOUND_EXACT, 3)
-    # same key, move 0: the old move is kept
-    tt_store(tt, key, 0, 15, 8, BOUND_LOWER, 3)
-    assert tt[i]["move"] == 4242 and tt[i]["score"] == 15
-    # another key on the same slot: a much shallower non-exact store of the same search is refused ...
-    other = np.int64(int(key) + len(tt))
-    tt_store(tt, other, 1, 1, 2, BOUND_UPPER, 3)
-    assert tt_probe(tt, other) == -1 and tt_probe(tt, key) == i
-    # ... but an entry of an older search is replaced
-    tt_store(tt, other, 1, 1, 2, BOUND_UPPER, 4)
-    assert tt_probe(tt, other) == i and tt_probe(tt, key) == -1
-    assert 0 <= hashfull(tt, 4) <= 1000
+    assert (e["move"], e["score"], e["eval"], e["depth"], e["flag"] & 3, e["flag"] >> 2) == \
+        (4242, -29990, 55, 7, BOUND_EXACT, 3)
+    # same key, move 0 and no eval: the old move and eval are kept
+    tt_store(tt, key, 0, 15, 8, BOUND_LOWER, 3, EVAL_NONE)
+    assert tt[i]["move"] == 4242 and tt[i]["score"] == 15 and tt[i]["eval"] == 55
+    # a quiescence (draft 0) result never replaces a deeper one of the same position
+    tt_store(tt, key, 0, -7, 0, BOUND_UPPER, 3, EVAL_NONE)
+    assert tt[i]["score"] == 15 and tt[i]["depth"] == 8
+    # keys of the same bucket live side by side: 3 more fit without evicting anything
+    others = [np.int64(int(key) + k * len(tt)) for k in range(1, 5)]
+    for k, o in enumerate(others[:3]):
+        tt_store(tt, o, 1, 1, 2 + k, BOUND_UPPER, 3, EVAL_NONE)
+    assert all(tt_probe(tt, o) >= 0 for o in others[:3]) and tt_probe(tt, key) == i
+    assert len({tt_probe(tt, o) for o in others[:3]} | {i}) == 4 and max(tt_probe(tt, o) for o in others[:3]) - min(
+        tt_probe(tt, o) for o in others[:3] + [key]) < 4
+    # a full bucket evicts the shallowest entry of the same search ...
+    tt_store(tt, others[3], 1, 1, 5, BOUND_UPPER, 3, EVAL_NONE)
+    assert tt_probe(tt, others[0]) == -1 and tt_probe(tt, key) == i and tt_probe(tt, others[3]) >= 0
+    # ... and an entry of an older search goes before a shallower current one
+    newer = np.int64(int(key) + 9 * len(tt))
+    tt_store(tt, others[2], 1, 1, 1, BOUND_UPPER, 6, EVAL_NONE)       # draft 1, from search 6
+    tt_store(tt, newer, 1, 1, 1, BOUND_UPPER, 6, EVAL_NONE)           # evicts the shallowest search-3 entry
+    assert tt_probe(tt, newer) >= 0 and tt_probe(tt, others[2]) >= 0
+    assert tt_probe(tt, others[1]) == -1                               # draft 3 of search 3 goes
+    assert tt_probe(tt, others[3]) >= 0 and tt_probe(tt, key) == i    # drafts 5 and 8 stay
+    assert 0 <= hashfull(tt, 3) <= 1000
 
 
 def test_hash_size_limits():

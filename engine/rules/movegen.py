@@ -583,12 +583,23 @@ def gen_legal(board, st, vt, moves, n0, mode):
     one (knights cannot be captured, and the relay depends only on the enemy's
     own pieces), it can only remove one by capturing the relayed piece.
     """
+    us = st[S_SIDE]
+    k = st[S_KSQ + us]
+    if k == 0:
+        return gen_pseudo(board, st, vt, moves, n0, mode)
+    return gen_legal_checked(board, st, vt, moves, n0, mode, is_attacked(board, st, vt, k, 1 - us))
+
+
+@njit(cache=True, nogil=True)
+def gen_legal_checked(board, st, vt, moves, n0, mode, check):
+    """:func:`gen_legal` for a caller that already knows whether the side to move is in
+    check (``check``: bool, exactly ``in_check(board, st, vt)``); the search passes its own
+    test instead of repeating it."""
     n = gen_pseudo(board, st, vt, moves, n0, mode)
     us = st[S_SIDE]
     k = st[S_KSQ + us]
     if k == 0:
         return n
-    check = is_attacked(board, st, vt, k, 1 - us)
     pins = 0 if check else pinned_pieces(board, vt, k, us)
     kf = vt[V_FILE + k]
     kr = vt[V_RANK + k]
