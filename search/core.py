@@ -27,7 +27,7 @@ from engine.rules.jit import njit
 from engine.rules.layout import (field_offsets, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, SQ_MASK, MOVE_PROMO_BITS,
                                  MOVE_EP_BIT, U_MOVE, NSQ, KING, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, MARSHAL, CARDINAL, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
                            V_FLAGS, VF_RELAY)
-from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal_checked, make_move, unmake_move, make_null,
+from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal_checked, is_legal_move, make_move, unmake_move, make_null,
                             unmake_null, in_check, insufficient_material, is_attacked)
 from engine.rules.checks import gives_check
 from .eval import evaluate, EV_PST_MG
@@ -416,21 +416,53 @@ def search(c, alpha, beta, depth, ply):
             return 0
         if sc >= beta:
             return beta
-    # Step 6. Generate and order moves
+    # Step 6. Staged move ordering (Stockfish's MovePicker): the TT move first, checked legal
+    # without generating anything; the other moves are generated and scored only if it fails to
+    # cut off. The order is the one full generation would give (the TT move, then by score).
     n0 = ply * MAX_MOVES
-    n = gen_legal_checked(board, st, vt, moves, n0, np.int64(GEN_ALL), check)   # not a literal: one compiled copy
-    if n == n0:
-        return -MATE + ply if check else 0
-    _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h)
+    tt_first = ttm != 0 and is_legal_move(board, st, vt, np.int64(ttm), check, moves, n0)
     futile = (not pv_node and not check and depth <= FUT_DEPTH and alpha > -MATE_BOUND
               and static + FUT_MARGIN * depth <= alpha)
     best = -INF
     bestm = 0
     orig_alpha = alpha
     searched = 0
+    stage = 0      # 0: TT move, 1: generate and score the rest, 2: pick by score
+    i = n0         # next index to pick from
+    n = n0
     # Step 7. Loop over moves
-    for i in range(n0, n):
-        m = _pick(moves, scores, i, n)
+    while True:
+        if stage == 0:
+            stage = 1
+            if not tt_first:
+                continue
+            m = np.int64(ttm)
+            msc = ORD_TT
+            cur = n0
+        elif stage == 1:
+            stage = 2
+            n = gen_legal_checked(board, st, vt, moves, n0, np.int64(GEN_ALL), check)   # not a literal: one compiled copy
+            if n == n0:
+                return -MATE + ply if check else 0
+            _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h)
+            if tt_first:
+                # the TT move (already searched) goes to the front, where the first pick would put it
+                for j in range(n0, n):
+                    if moves[j] == ttm:
+                        moves[j] = moves[n0]
+                        scores[j] = scores[n0]
+                        moves[n0] = ttm
+                        scores[n0] = ORD_TT
+                        break
+                i = n0 + 1
+            continue
+        else:
+            if i >= n:
+                break
+            m = _pick(moves, scores, i, n)
+            msc = scores[i]
+            cur = i
+            i += 1
         if root:
             skip = False
             for j in range(info[I_NEXCL]):
@@ -450,7 +482,7 @@ def search(c, alpha, beta, depth, ply):
                            and best > -MATE_BOUND)):
             continue
         # Step 8b. Losing captures (ordered after the quiets) near the leaves are pruned like quiet moves
-        if searched > 0 and noisy and scores[i] < ORD_BAD // 2 and depth <= SEE_PRUNE_DEPTH and not gives \
+        if searched > 0 and noisy and msc < ORD_BAD // 2 and depth <= SEE_PRUNE_DEPTH and not gives \
                 and not check and not pv_node and best > -MATE_BOUND:
             continue
         make_move(board, st, stack, hist, vt, zob, m)
@@ -475,11 +507,11 @@ def search(c, alpha, beta, depth, ply):
                     r -= 1      # PV nodes are searched more carefully
                 if not improving:
                     r += 1      # a drifting position's late quiet moves are even less likely to matter
-                if scores[i] >= ORD_KILLER2:
+                if msc >= ORD_KILLER2:
                     r -= 1      # a killer refuted a sibling: likely to matter here too
-                elif scores[i] > HIST_MAX // 4:
+                elif msc > HIST_MAX // 4:
                     r -= 1      # a quiet move with good history is likely to matter
-                elif scores[i] < -HIST_MAX // 4:
+                elif msc < -HIST_MAX // 4:
                     r += 1      # a quiet move that keeps failing elsewhere rarely matters here
                 if r < 0:
                     r = 0
@@ -513,7 +545,7 @@ def search(c, alpha, beta, depth, ply):
                             killers[ply, 0] = m
                         bonus = depth * depth * 32
                         _history_update(hist_h, pc, to, bonus)
-                        for j in range(n0, i):
+                        for j in range(n0, cur):     # the quiet moves tried before this one
                             q = moves[j]
                             qto = (q >> MOVE_TO_SHIFT) & SQ_MASK
                             if board[qto] == EMPTY and (q & (MOVE_PROMO_BITS | MOVE_EP_BIT)) == 0:

@@ -300,14 +300,14 @@ def test_tt_eval_slot_reset_when_slot_changes_hands():
     from search.tt import EVAL_NONE
     tt = tt_alloc(1)
     key = np.int64(0x2468ACE)
-    tt_store(tt, key, 1, 0, 3, BOUND_EXACT, 1)
-    i = tt_probe(tt, key)
-    tt[i]["eval"] = 123
-    tt_store(tt, key, 1, 5, 4, BOUND_EXACT, 1)       # same position: its eval stays valid
-    assert tt[i]["eval"] == 123
-    other = np.int64(int(key) + len(tt))
-    tt_store(tt, other, 1, 0, 9, BOUND_EXACT, 2)     # another position takes the slot
-    assert tt_probe(tt, other) == i and tt[i]["eval"] == EVAL_NONE
+    i = tt_store(tt, key, 1, 0, 3, BOUND_EXACT, 1, 123)
+    tt_store(tt, key, 1, 5, 4, BOUND_EXACT, 1, EVAL_NONE)       # same position: its eval stays valid
+    assert tt_probe(tt, key) == i and tt[i]["eval"] == 123
+    # three more positions of a later search fill the bucket; a fourth takes the oldest entry
+    for k in range(1, 5):
+        tt_store(tt, np.int64(int(key) + k * len(tt)), 1, 0, 9, BOUND_EXACT, 2, EVAL_NONE)
+    other = np.int64(int(key) + 4 * len(tt))
+    assert tt_probe(tt, key) == -1 and tt_probe(tt, other) == i and tt[i]["eval"] == EVAL_NONE
 
 
 @pytest.mark.parametrize("variant,fen,uci,losing", [
