@@ -10,7 +10,7 @@ passed in (see :class:`search.driver.SearchState`):
 * ``info`` ``int64[INFO_SIZE]`` counters/limits (I_* below) and, from ``I_EVAL``, the static eval per ply; ``stop`` ``int64[1]`` shared stop flag
 * ``excl`` ``int32[8]`` root moves excluded (MultiPV), ``ws`` ``int32[64]`` eval scratch
 
-Beyond the steps in :func:`search`: losing captures (a cheap SEE sign, :func:`_losing_capture`) are
+Beyond the steps in :func:`search`: losing captures (static exchange evaluation, :func:`_losing_capture`) are
 ordered after the quiet moves and skipped in quiescence; quiescence probes and stores the TT at draft 0;
 the TT caches the static eval (stored with the entry: one probe and one store per node).
 
@@ -24,13 +24,14 @@ from collections import namedtuple
 import numpy as np
 from engine.rules.jit import njit
 
-from engine.rules.layout import (field_offsets, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, SQ_MASK, MOVE_PROMO_BITS,
+from engine.rules.layout import (field_offsets, NTYPES, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, SQ_MASK, MOVE_PROMO_BITS,
                                  MOVE_EP_BIT, U_MOVE, NSQ, KING, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, MARSHAL, CARDINAL, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
                            V_FLAGS, VF_RELAY)
 from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal_checked, is_legal_move, make_move, unmake_move, make_null,
                             unmake_null, in_check, insufficient_material, is_attacked)
 from engine.rules.checks import gives_check
-from .eval import evaluate, EV_PST_MG
+from engine.rules.see import see_ge
+from .eval import evaluate, EV_PST_MG, EV_SEE
 from .tt import tt_probe, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE
 
 # The buffers of one search, passed to every node as one argument (numba passes a namedtuple
@@ -63,8 +64,11 @@ ORD_KILLER1 = 1 << 23     # first killer: last quiet cutoff at this ply
 ORD_KILLER2 = ORD_KILLER1 - 1
 HIST_MAX = 1 << 20        # history values stay in [-HIST_MAX, HIST_MAX] (gravity update), below the killers
 ORD_BAD = -(1 << 22)      # losing captures (see _losing_capture) after every quiet move
-SEE_PRUNE_DEPTH = 2       # losing captures are skipped at depth 1-2 (non-PV): quiescence would drop them too
-SEE_MARGIN = 50           # attacker worth up to half a pawn more than its victim is an even trade, not a loss
+SEE_MARGIN = 50           # an exchange losing less than half a pawn is an even trade (B for N), not a loss
+SEE_NOISY_MARGIN = 150    # captures and checks losing more than 1.5 pawns per ply of depth are pruned
+                          # (Stockfish 11's -194 * depth with its 128 cp pawn)
+SEE_QUIET_BASE = 25       # quiet moves losing more than (25 - lmrDepth) * lmrDepth^2 cp are pruned
+                          # (Stockfish 11's (32 - lmrDepth) * lmrDepth^2, scaled to a 100 cp pawn)
 
 # Pruning constants (one-line reasons).
 RFP_DEPTH = 6             # reverse futility only near the leaves, where the static eval is trusted
@@ -122,30 +126,20 @@ def _piece_value(ev, code):
 
 
 @njit(cache=True, nogil=True)
-def _losing_capture(board, st, vt, ev, m):
-    """Cheap static-exchange sign (a stand-in for full SEE): True if the capture ``m`` (side to move,
-    before the move) takes with a piece worth more than its victim onto a square the opponent defends.
-    King captures and promotions are never losing. In knightrelay knights never capture and are never
-    captured, and ``is_attacked`` counts relayed knight attacks, so the test holds there as is."""
-    if m & MOVE_PROMO_BITS:
-        return False
-    a = board[m & SQ_MASK]
-    if (a & 15) == KING:
-        return False
-    to = (m >> MOVE_TO_SHIFT) & SQ_MASK
-    victim = board[to]
-    vv = 0
-    if victim != EMPTY:
-        vv = _piece_value(ev, victim)
-    elif m & MOVE_EP_BIT:
-        vv = _piece_value(ev, np.int64(PAWN))
-    if _piece_value(ev, a) <= vv + SEE_MARGIN:
-        return False
-    return is_attacked(board, st, vt, to, st[S_SIDE] ^ 1)
+def _see_ge(board, st, vt, ev, ws, m, threshold):
+    """Static exchange evaluation of ``m`` (side to move, before the move) at least ``threshold``
+    centipawns (:func:`engine.rules.see.see_ge`, relay-aware; ``ws`` is its scratch)."""
+    return see_ge(board, st, vt, m, threshold, ev[EV_SEE:EV_SEE + NTYPES], ws)
 
 
 @njit(cache=True, nogil=True)
-def _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, k1, k2, hist_h):
+def _losing_capture(board, st, vt, ev, ws, m):
+    """True if the capture ``m`` loses more than ``SEE_MARGIN`` in the exchange on its target."""
+    return not _see_ge(board, st, vt, ev, ws, m, np.int64(-SEE_MARGIN))
+
+
+@njit(cache=True, nogil=True)
+def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_h):
     for i in range(n0, n):
         m = moves[i]
         if m == ttm:
@@ -163,7 +157,7 @@ def _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, k1, k2, hist_h):
             if promo != 0:
                 v += _piece_value(ev, promo) - 100
             a = board[m & SQ_MASK]
-            if victim != EMPTY and _losing_capture(board, st, vt, ev, m):
+            if victim != EMPTY and _losing_capture(board, st, vt, ev, ws, m):
                 scores[i] = ORD_BAD + v * 16 - (_piece_value(ev, a) >> 4)
             else:
                 scores[i] = ORD_NOISY + v * 16 - (_piece_value(ev, a) >> 4)
@@ -286,7 +280,7 @@ def qsearch(c, alpha, beta, ply):
             if (m & MOVE_PROMO_BITS) == 0 and victim != EMPTY and \
                     stand + _piece_value(ev, victim) + DELTA_MARGIN <= alpha:
                 continue
-            if victim != EMPTY and _losing_capture(board, st, vt, ev, m):
+            if victim != EMPTY and _losing_capture(board, st, vt, ev, ws, m):
                 continue
         make_move(board, st, stack, hist, vt, zob, m)
         sc = -qsearch(c, -beta, -alpha, ply + 1)
@@ -421,6 +415,7 @@ def search(c, alpha, beta, depth, ply):
     # cut off. The order is the one full generation would give (the TT move, then by score).
     n0 = ply * MAX_MOVES
     tt_first = ttm != 0 and is_legal_move(board, st, vt, np.int64(ttm), check, moves, n0)
+    npm = _has_null_material(st, vt, us)    # pieces beyond king and pawns: SEE pruning is safe
     futile = (not pv_node and not check and depth <= FUT_DEPTH and alpha > -MATE_BOUND
               and static + FUT_MARGIN * depth <= alpha)
     best = -INF
@@ -444,7 +439,7 @@ def search(c, alpha, beta, depth, ply):
             n = gen_legal_checked(board, st, vt, moves, n0, np.int64(GEN_ALL), check)   # not a literal: one compiled copy
             if n == n0:
                 return -MATE + ply if check else 0
-            _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h)
+            _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h)
             if tt_first:
                 # the TT move (already searched) goes to the front, where the first pick would put it
                 for j in range(n0, n):
@@ -473,7 +468,6 @@ def search(c, alpha, beta, depth, ply):
         to = (m >> MOVE_TO_SHIFT) & SQ_MASK
         noisy = board[to] != EMPTY or (m & (MOVE_PROMO_BITS | MOVE_EP_BIT)) != 0
         pc = board[m & SQ_MASK]
-        cap = board[to]
         # decided before the move is made: pruned moves cost no make/unmake
         gives = gives_check(board, st, stack, hist, vt, zob, m)
         # Step 8. Futility pruning and late move pruning of quiet moves that do not check
@@ -481,20 +475,27 @@ def search(c, alpha, beta, depth, ply):
                 futile or (depth <= LMP_DEPTH and searched >= (LMP_BASE + depth * depth) // (1 if improving else 2) + 1
                            and best > -MATE_BOUND)):
             continue
-        # Step 8b. Losing captures (ordered after the quiets) near the leaves are pruned like quiet moves
-        if searched > 0 and noisy and msc < ORD_BAD // 2 and depth <= SEE_PRUNE_DEPTH and not gives \
-                and not check and not pv_node and best > -MATE_BOUND:
-            continue
-        make_move(board, st, stack, hist, vt, zob, m)
+        # Step 8b. SEE pruning at shallow depth (Stockfish 11's step 13), once a move has been
+        # searched and with pieces beyond pawns on the board: a capture or check losing more than
+        # SEE_NOISY_MARGIN per ply, a quiet move losing more than its LMR-depth allowance
+        if not root and best > -MATE_BOUND and npm:
+            if noisy or gives:
+                if not _see_ge(board, st, vt, ev, ws, m, -SEE_NOISY_MARGIN * depth):
+                    continue
+            else:
+                lmr_depth = depth - 1 - np.int64(LMR[min(depth, 63), min(searched + 1, 63)])
+                if lmr_depth < 0:
+                    lmr_depth = 0
+                if not _see_ge(board, st, vt, ev, ws, m,
+                               -(SEE_QUIET_BASE - min(lmr_depth, 18)) * lmr_depth * lmr_depth):
+                    continue
         # Step 9. Check extension (only within twice the root depth: endless checking lines stay bounded),
-        # and only for checks that do not hang the checking piece (a sacrificial check is not forcing)
+        # and only for checks that do not lose the exchange (a sacrificial check is not forcing)
         ext = 0
         if gives and ply < 2 * info[I_ROOTDEPTH]:
-            ext = 1
-            if (pc & 15) != PAWN and is_attacked(board, st, vt, to, st[S_SIDE]):
-                vv = _piece_value(ev, cap) if cap != EMPTY else 0
-                if _piece_value(ev, pc) > vv + SEE_MARGIN:
-                    ext = 0
+            if (pc & 15) == PAWN or _see_ge(board, st, vt, ev, ws, m, np.int64(-SEE_MARGIN)):
+                ext = 1
+        make_move(board, st, stack, hist, vt, zob, m)
         nd = depth - 1 + ext
         if searched == 0:
             sc = -search(c, -beta, -alpha, nd, ply + 1)

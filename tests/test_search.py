@@ -327,7 +327,8 @@ def test_losing_capture_sign(variant, fen, uci, losing):
     pos = Position.from_fen(fen, variant)
     m = pos.parse_uci(uci)
     ev = build_eval(pos.variant.name)
-    assert _losing_capture(pos.board, pos.st, pos.vt, ev, np.int64(m)) == losing
+    ws = np.zeros(64, dtype=np.int32)
+    assert _losing_capture(pos.board, pos.st, pos.vt, ev, ws, np.int64(m)) == losing
 
 
 def test_info_time_after_ponderhit_counts_the_whole_search():
