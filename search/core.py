@@ -7,6 +7,10 @@ passed in (see :class:`search.driver.SearchState`):
 * ``moves``/``scores``  ``int32[MAX_PLY * MAX_MOVES]``   per-ply move and ordering-score slices
 * ``pv``  ``int32[MAX_PLY, MAX_PLY]``, ``pvlen`` ``int32[MAX_PLY]``   triangular PV table
 * ``killers`` ``int32[MAX_PLY, 2]``; ``hist_h`` ``int32[32, NSQ]`` history by piece code and target
+* ``cont`` ``int16[CMH_SIZE, CMH_SIZE]`` continuation history: how often a quiet move (piece, target)
+  refuted after a given move one or two plies earlier (Stockfish's ``continuationHistory``); rows
+  and columns are :func:`_cmh_index` values
+* ``counter`` ``int32[CMH_SIZE]`` counter move: the last quiet move that refuted a given move
 * ``info`` ``int64[INFO_SIZE]`` counters/limits (I_* below) and, from ``I_EVAL``, the static eval per ply; ``stop`` ``int64[1]`` shared stop flag
 * ``excl`` ``int32[8]`` root moves excluded (MultiPV), ``ws`` ``int32[64]`` eval scratch
 
@@ -37,7 +41,7 @@ from .tt import tt_probe, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_
 # The buffers of one search, passed to every node as one argument (numba passes a namedtuple
 # of arrays like separate arguments; shapes and dtypes in the module docstring).
 SearchCtx = namedtuple("SearchCtx", "board st stack hist vt zob tt ev moves scores pv pvlen killers hist_h "
-                                    "info stop excl ws")
+                                    "info stop excl ws cont counter")
 
 MAX_PLY = 100            # deepest search ply (PV table and move buffers are sized by it)
 MATE = 30000             # mate score at the root; mate scores are MATE - plies
@@ -55,14 +59,20 @@ INF = 32000
  I_NEXCL,        # number of excluded root moves in excl (in, MultiPV)
  I_ROOTDEPTH,    # depth of the current iteration (set by search_root)
  I_EVAL,         # info[I_EVAL + ply]: static eval at each ply of the current line (-INF when in check)
- INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1, MAX_PLY + 2)
+ I_CMH,          # info[I_CMH + ply]: _cmh_index of the move played at ply (-1: null move)
+ INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1, MAX_PLY + 2, MAX_PLY + 2)
 
 # Move-ordering score bands (higher first).
 ORD_TT = 1 << 30          # the TT move before anything else
 ORD_NOISY = 1 << 24       # captures (MVV-LVA) and promotions
 ORD_KILLER1 = 1 << 23     # first killer: last quiet cutoff at this ply
 ORD_KILLER2 = ORD_KILLER1 - 1
+ORD_COUNTER = ORD_KILLER1 - 2  # the counter move of the opponent's last move, after the killers
 HIST_MAX = 1 << 20        # history values stay in [-HIST_MAX, HIST_MAX] (gravity update), below the killers
+CMH_SIZE = 16 * NSQ       # continuation history rows/columns: 16 piece codes x NSQ squares
+CONT_MAX = 1 << 14        # continuation history stays in [-CONT_MAX, CONT_MAX] (int16, gravity update)
+CONT_SCALE = 32           # ordering: 2 x CONT_MAX x 32 = 2 x HIST_MAX, the weight of the main history
+CONT_BONUS_MAX = 4000     # one cutoff moves a continuation entry by at most ~1/4 of its range
 ORD_BAD = -(1 << 22)      # losing captures (see _losing_capture) after every quiet move
 SEE_MARGIN = 50           # an exchange losing less than half a pawn is an even trade (B for N), not a loss
 SEE_NOISY_MARGIN = 150    # captures and checks losing more than 1.5 pawns per ply of depth are pruned
@@ -139,7 +149,7 @@ def _losing_capture(board, st, vt, ev, ws, m):
 
 
 @njit(cache=True, nogil=True)
-def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_h):
+def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_h, cont, c1, c2, cm):
     for i in range(n0, n):
         m = moves[i]
         if m == ttm:
@@ -165,8 +175,40 @@ def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_
             scores[i] = ORD_KILLER1
         elif m == k2:
             scores[i] = ORD_KILLER2
+        elif m == cm:
+            scores[i] = ORD_COUNTER
         else:
-            scores[i] = hist_h[board[m & SQ_MASK], to]
+            pc = board[m & SQ_MASK]
+            scores[i] = hist_h[pc, to] + CONT_SCALE * _cont_score(cont, c1, c2, _cmh_index(pc, to))
+
+
+@njit(cache=True, nogil=True)
+def _cmh_index(pc, to):
+    """Row/column of the continuation history for piece code ``pc`` (white 1..8, black 17..24)
+    moving to ``to``: ``(colour * 8 + type - 1) * NSQ + to``."""
+    return ((((pc >> 4) << 3) | ((pc & 15) - 1)) * NSQ) + to
+
+
+@njit(cache=True, nogil=True)
+def _cont_score(cont, c1, c2, idx):
+    """Continuation history of the move ``idx`` after the moves ``c1`` (one ply up) and ``c2``
+    (two plies up); -1 means no such move (root, null move)."""
+    v = 0
+    if c1 >= 0:
+        v += cont[c1, idx]
+    if c2 >= 0:
+        v += cont[c2, idx]
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _cont_update(cont, c1, c2, idx, bonus):
+    # gravity as _history_update, on the int16 range
+    for c in (c1, c2):
+        if c >= 0:
+            h = np.int64(cont[c, idx])
+            ab = bonus if bonus >= 0 else -bonus
+            cont[c, idx] = h + bonus - (h * ab) // CONT_MAX
 
 
 @njit(cache=True, nogil=True)
@@ -235,7 +277,8 @@ def _tick(info, stop):
 def qsearch(c, alpha, beta, ply):
     """Quiescence: stand pat, then captures and promotions (MVV-LVA, losing captures skipped); all
     evasions when in check. Results are stored in the TT at draft 0 and probed for cutoffs."""
-    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws = c
+    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws, \
+        cont, counter = c
     if _tick(info, stop):
         return 0
     if ply > info[I_SELDEPTH]:
@@ -346,7 +389,8 @@ def search(c, alpha, beta, depth, ply):
     All integer arguments are int64 and never compile-time literals (callers pass
     variables): a literal would make numba compile, and cache, extra recursive
     specialisations, which crashed on reload from the cache."""
-    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws = c
+    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws, \
+        cont, counter = c
     pvlen[ply] = ply
     if depth <= 0:
         return qsearch(c, alpha, beta, ply)
@@ -404,6 +448,7 @@ def search(c, alpha, beta, depth, ply):
         # reduction grows with depth and with the margin over beta (a big margin needs less proof)
         r = 3 + depth // 4 + min(NULL_EVAL_MAX, (static - beta) // NULL_EVAL_DIV)
         make_null(st, stack, hist, zob)
+        info[I_CMH + ply] = -1
         sc = -search(c, -beta, -beta + 1, depth - 1 - r, ply + 1)
         unmake_null(st, stack)
         if info[I_ABORT] != 0:
@@ -414,6 +459,9 @@ def search(c, alpha, beta, depth, ply):
     # without generating anything; the other moves are generated and scored only if it fails to
     # cut off. The order is the one full generation would give (the TT move, then by score).
     n0 = ply * MAX_MOVES
+    c1 = info[I_CMH + ply - 1] if ply >= 1 else -1     # the opponent's last move
+    c2 = info[I_CMH + ply - 2] if ply >= 2 else -1     # our own previous move
+    cm = counter[c1] if c1 >= 0 else 0
     tt_first = ttm != 0 and is_legal_move(board, st, vt, np.int64(ttm), check, moves, n0)
     npm = _has_null_material(st, vt, us)    # pieces beyond king and pawns: SEE pruning is safe
     futile = (not pv_node and not check and depth <= FUT_DEPTH and alpha > -MATE_BOUND
@@ -439,7 +487,8 @@ def search(c, alpha, beta, depth, ply):
             n = gen_legal_checked(board, st, vt, moves, n0, np.int64(GEN_ALL), check)   # not a literal: one compiled copy
             if n == n0:
                 return -MATE + ply if check else 0
-            _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h)
+            _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h,
+                         cont, c1, c2, cm)
             if tt_first:
                 # the TT move (already searched) goes to the front, where the first pick would put it
                 for j in range(n0, n):
@@ -480,7 +529,9 @@ def search(c, alpha, beta, depth, ply):
         # SEE_NOISY_MARGIN per ply, a quiet move losing more than its LMR-depth allowance
         if not root and best > -MATE_BOUND and npm:
             if noisy or gives:
-                if not _see_ge(board, st, vt, ev, ws, m, -SEE_NOISY_MARGIN * depth):
+                # a capture _score_moves found not losing (SEE >= -SEE_MARGIN) passes at any depth
+                if not (noisy and ORD_NOISY <= msc < ORD_TT) and \
+                        not _see_ge(board, st, vt, ev, ws, m, -SEE_NOISY_MARGIN * depth):
                     continue
             else:
                 lmr_depth = depth - 1 - np.int64(LMR[min(depth, 63), min(searched + 1, 63)])
@@ -496,6 +547,7 @@ def search(c, alpha, beta, depth, ply):
             if (pc & 15) == PAWN or _see_ge(board, st, vt, ev, ws, m, np.int64(-SEE_MARGIN)):
                 ext = 1
         make_move(board, st, stack, hist, vt, zob, m)
+        info[I_CMH + ply] = _cmh_index(pc, to)
         nd = depth - 1 + ext
         if searched == 0:
             sc = -search(c, -beta, -alpha, nd, ply + 1)
@@ -544,13 +596,19 @@ def search(c, alpha, beta, depth, ply):
                         if killers[ply, 0] != m:
                             killers[ply, 1] = killers[ply, 0]
                             killers[ply, 0] = m
+                        if c1 >= 0:
+                            counter[c1] = m
                         bonus = depth * depth * 32
+                        cbonus = min(bonus, CONT_BONUS_MAX)
                         _history_update(hist_h, pc, to, bonus)
+                        _cont_update(cont, c1, c2, _cmh_index(pc, to), cbonus)
                         for j in range(n0, cur):     # the quiet moves tried before this one
                             q = moves[j]
                             qto = (q >> MOVE_TO_SHIFT) & SQ_MASK
                             if board[qto] == EMPTY and (q & (MOVE_PROMO_BITS | MOVE_EP_BIT)) == 0:
-                                _history_update(hist_h, board[q & SQ_MASK], qto, -bonus)
+                                qpc = board[q & SQ_MASK]
+                                _history_update(hist_h, qpc, qto, -bonus)
+                                _cont_update(cont, c1, c2, _cmh_index(qpc, qto), -cbonus)
                     break
     if searched == 0:
         # every move was excluded (root) or futility-pruned: fail low with the static bound

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from engine.rules.position import Position
+from tests.conftest import read_epd
 from engine.rules import layout as L
 from search.driver import Searcher, Limits, score_tuple
 from search.tt import tt_alloc, tt_probe, tt_store, hashfull, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, EVAL_NONE
@@ -366,14 +367,19 @@ def test_info_time_after_ponderhit_counts_the_whole_search():
 
 def test_aspiration_fail_infos_carry_bounds():
     """A failed aspiration window gives an info with bound 'lower' (fail high) or 'upper'
-    (fail low) in long searches, as Stockfish does; short searches print none. The
-    position fails its window at depth 4 (the search is deterministic at fixed depth)."""
-    fen = "rnb3nr/1p2k1p1/2pp3p/p3p3/1P2Nb2/5N2/P2PKP1P/R1BQ3R b - - 0 20"
-    pos = Position.from_fen(fen, "chess")
-    s = Searcher(8)
-    s.bound_info_after_ms = 0                  # as if the search had run long
-    _, _, infos = run(pos, Limits(depth=7), s)
-    bounded = [i for i in infos if i["bound"]]
+    (fail low) in long searches, as Stockfish does; short searches print none. Tactical
+    positions are searched until one fails a window (deterministic at fixed depth; the
+    list is long so that a change of search still leaves some that fail)."""
+    fens = ["rnb3nr/1p2k1p1/2pp3p/p3p3/1P2Nb2/5N2/P2PKP1P/R1BQ3R b - - 0 20"] + \
+        [fen for fen, _ in read_epd("chess.epd")][:40]
+    for fen in fens:
+        pos = Position.from_fen(fen, "chess")
+        s = Searcher(8)
+        s.bound_info_after_ms = 0                  # as if the search had run long
+        _, _, infos = run(pos, Limits(depth=7), s)
+        bounded = [i for i in infos if i["bound"]]
+        if bounded:
+            break
     assert bounded and {i["bound"] for i in bounded} <= {"lower", "upper"}
     for i in bounded:
         p = pos.copy()
