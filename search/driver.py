@@ -44,6 +44,8 @@ class SearchState:
         self.pvlen = np.zeros(C.MAX_PLY + 2, dtype=np.int32)
         self.killers = np.zeros((C.MAX_PLY + 1, 2), dtype=np.int32)
         self.hist_h = np.zeros((32, L.NSQ), dtype=np.int32)
+        self.cont = np.zeros((C.CMH_SIZE, C.CMH_SIZE), dtype=np.int16)
+        self.counter = np.zeros(C.CMH_SIZE, dtype=np.int32)
         self.info = np.zeros(C.INFO_SIZE, dtype=np.int64)
         self.stop = np.zeros(1, dtype=np.int64)
         self.excl = np.zeros(8, dtype=np.int32)
@@ -53,6 +55,8 @@ class SearchState:
     def clear(self):
         self.tt[:] = np.zeros(1, dtype=self.tt.dtype)
         self.hist_h[:] = 0
+        self.cont[:] = 0
+        self.counter[:] = 0
         self.killers[:] = 0
         self.gen = 0
 
@@ -60,7 +64,7 @@ class SearchState:
         """One numba iteration on ``pos`` (its arrays are modified and restored)."""
         ctx = SearchCtx(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
                         self.moves, self.scores, self.pv, self.pvlen, self.killers, self.hist_h,
-                        self.info, self.stop, self.excl, self.ws)
+                        self.info, self.stop, self.excl, self.ws, self.cont, self.counter)
         return int(search_root(ctx, alpha, beta, depth))
 
 
