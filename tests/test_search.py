@@ -413,3 +413,48 @@ def test_one_move_overhead_default():
     from engine.protocol.session import OVERHEAD_DEFAULT
     assert Searcher(1).move_overhead == OVERHEAD_DEFAULT == MOVE_OVERHEAD_DEFAULT
     assert allocate(Limits(movetime=1000), 0) == (1000 - MOVE_OVERHEAD_DEFAULT,) * 2
+
+
+def test_quiet_ordering_uses_counter_move_and_continuation_history():
+    """Quiet moves are ordered killers, then the counter move of the opponent's last move,
+    then by main + continuation history (one and two plies back)."""
+    from search import core as C
+    from search.eval import build_eval
+    pos = Position.from_fen(None, "grand")
+    ev = build_eval("grand")
+    ws = np.zeros(64, dtype=np.int32)
+    moves = np.zeros(512, dtype=np.int32)
+    scores = np.zeros(512, dtype=np.int32)
+    legal = pos.legal_moves()
+    n = len(legal)
+    moves[:n] = legal
+    quiet = [m for m in legal if pos.board[(m >> L.MOVE_TO_SHIFT) & L.SQ_MASK] == 0]
+    hist_h = np.zeros((32, L.NSQ), dtype=np.int32)
+    cont = np.zeros((C.CMH_SIZE, C.CMH_SIZE), dtype=np.int16)
+    k1, cm, liked = quiet[0], quiet[1], quiet[2]
+    c1, c2 = 5, 7                                      # any two earlier moves' indices
+    pc = int(pos.board[liked & L.SQ_MASK])
+    idx = C._cmh_index(pc, (liked >> L.MOVE_TO_SHIFT) & L.SQ_MASK)
+    cont[c2, idx] = 1000                               # our previous move made `liked` good
+    C._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, k1, 0, hist_h, cont,
+                   np.int64(c1), np.int64(c2), cm)
+    sc = {int(moves[i]): int(scores[i]) for i in range(n)}
+    assert sc[k1] == C.ORD_KILLER1 and sc[cm] == C.ORD_COUNTER
+    assert sc[liked] == C.CONT_SCALE * 1000
+    others = [m for m in quiet[3:] if C._cmh_index(int(pos.board[m & L.SQ_MASK]),
+                                                   (m >> L.MOVE_TO_SHIFT) & L.SQ_MASK) != idx]
+    assert sc[k1] > sc[cm] > sc[liked] > max(sc[m] for m in others)   # (piece, target) pairs share a score
+    # with no previous moves (root, null move: -1) continuation history counts nothing
+    C._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
+                   np.int64(-1), np.int64(-1), 0)
+    assert all(int(scores[i]) == 0 for i in range(n) if int(moves[i]) in quiet)
+
+
+def test_cutoffs_fill_counter_moves_and_continuation_history():
+    pos = Position.from_fen(None, "grand")
+    s = Searcher(8)
+    run(pos, Limits(depth=6), s)
+    assert np.count_nonzero(s.state.counter) > 0
+    assert (s.state.cont > 0).any() and (s.state.cont < 0).any()   # rewarded and penalised quiets
+    s.clear_hash()
+    assert not s.state.cont.any() and not s.state.counter.any()
