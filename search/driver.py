@@ -198,6 +198,8 @@ class Searcher:
         self._hash_mb = mb
         if self._state is not None:
             self._state.tt = tt
+        for h in self._helper_states:   # (no reference to the old table may keep it alive)
+            h.tt = tt
 
     def clear_hash(self) -> None:
         """Empty the TT, history and killers (UCI ``ucinewgame``)."""
