@@ -213,3 +213,19 @@ def test_xboard_cores_then_a_move_real_engine():
         lines = e.expect(r"move \S+", WAIT)
         assert not any(ln.startswith("Error") for ln in lines), lines
         e.send("quit")
+
+
+# ---------------------------------------------------------------- cardinal bench smp
+def test_bench_smp_runs_and_refuses_bad_arguments():
+    import subprocess
+    import sys
+    from tests.engine_proc import ROOT
+    r = subprocess.run([sys.executable, "-m", "engine", "bench", "smp", "--variant", "chess", "--positions", "1",
+                        "--time", "0.3"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert re.search(r"^chess +0 +\d+ +[\d.]+ +\S+ +\S+ +\d+ +\d+ ", r.stdout, re.M), r.stdout
+    assert re.search(r"^Nodes/second ratio 2 threads / 1: [\d.]+", r.stdout, re.M), r.stdout
+    for bad in (["--threads", "1"], ["--variant", "nope"], ["--time", "0"]):
+        r = subprocess.run([sys.executable, "-m", "engine", "bench", "smp"] + bad, cwd=ROOT, capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 2 and r.stderr.startswith("error:"), (bad, r.stderr)
