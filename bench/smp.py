@@ -13,6 +13,13 @@ per-position ratios), next to the nodes-per-second ratio (how much more work
 the N threads did per second: on a busy machine the speed-up cannot exceed it)
 and the cores each search got (this process's CPU time over its wall time).
 
+The wall-clock speed-up needs N free cores. The column ``node`` does not: it is
+the nodes the single thread searched to complete depth D over the nodes the
+N-thread search's main thread searched to complete it (the ``thread_nodes`` of
+its ``info``). Since the threads run at the same speed when each has a core,
+that is the speed-up N free cores give; on a busy machine it is the figure to
+trust, and the wall-clock one shows what the load left of it.
+
 Wall-clock figures: run it on a quiet machine (``uptime`` load well below the
 core count); the load average at the start and end is printed with the result.
 """
@@ -51,8 +58,9 @@ def _search(pos, limits, threads: int, hash_mb: int, stop_after: float | None):
 
 
 def time_to_depth(variant: str, fen, seconds: float, threads: int, hash_mb: int = 16) -> dict:
-    """One position: {'depth', 't1', 't2', 'nps1', 'nps2', 'cores1', 'cores2'} (times in s; t2
-    None if the N-thread search did not reach the depth within ``TIMEOUT_FACTOR`` times t1)."""
+    """One position: {'depth', 't1', 't2', 'nodes1', 'main2', 'nps1', 'nps2', 'cores1', 'cores2'}
+    (times in s; ``main2``: the N-thread search's main thread nodes at depth D; t2 and main2
+    None if it did not reach the depth within ``TIMEOUT_FACTOR`` times t1)."""
     from engine.rules.position import Position
     from search.driver import Limits
     pos = Position.from_fen(fen, variant)
@@ -64,8 +72,10 @@ def time_to_depth(variant: str, fen, seconds: float, threads: int, hash_mb: int 
     many, cores2 = _search(pos, Limits(depth=depth), threads, hash_mb, max(1.0, TIMEOUT_FACTOR * t1))
     hit = [i for i in many if i["depth"] == depth]
     t2 = hit[-1]["time"] / 1000.0 if hit else None
+    main2 = hit[-1]["thread_nodes"][0] if hit else None
     nps2 = many[-1]["nps"] if many else 0
-    return dict(depth=depth, t1=t1, t2=t2, nps1=last["nps"], nps2=nps2, cores1=cores1, cores2=cores2)
+    return dict(depth=depth, t1=t1, t2=t2, nodes1=last["nodes"], main2=main2, nps1=last["nps"], nps2=nps2,
+                cores1=cores1, cores2=cores2)
 
 
 def _load() -> str:
@@ -105,9 +115,9 @@ def main(argv) -> int:
           f"hash {a.hash} MiB, {os.cpu_count()} CPUs, load {_load()}")
     n = a.threads
     print(f"{'variant':12s} {'pos':>3s} {'depth':>5s} {'t1 (s)':>8s} {f't{n} (s)':>8s} {'speed-up':>8s} "
-          f"{'nps1':>8s} {f'nps{n}':>8s} {'cores1':>6s} {f'cores{n}':>6s}")
+          f"{'node':>6s} {'nps1':>8s} {f'nps{n}':>8s} {'cores1':>6s} {f'cores{n}':>6s}")
     sum1 = sum2 = 0.0
-    ratios, nps_ratios, cores = [], [], []
+    ratios, nps_ratios, cores, node_ratios = [], [], [], []
     missed = 0
     for v in names:
         fens = list(_variants.get(v).bench_positions) or [None]
@@ -120,21 +130,26 @@ def main(argv) -> int:
             tail = f"{r['nps1']:8d} {r['nps2']:8d} {r['cores1']:6.2f} {r['cores2']:6.2f}"
             if r["t2"] is None:
                 missed += 1
-                print(f"{v:12s} {k:3d} {r['depth']:5d} {r['t1']:8.2f} {'-':>8s} {'-':>8s} "
+                print(f"{v:12s} {k:3d} {r['depth']:5d} {r['t1']:8.2f} {'-':>8s} {'-':>8s} {'-':>6s} "
                       f"{tail}  (depth not reached in {TIMEOUT_FACTOR:g}x t1)")
                 continue
             sum1 += r["t1"]
             sum2 += r["t2"]
             ratios.append(r["t1"] / max(r["t2"], 1e-3))
-            print(f"{v:12s} {k:3d} {r['depth']:5d} {r['t1']:8.2f} {r['t2']:8.2f} {ratios[-1]:8.2f} {tail}")
+            node_ratios.append(r["nodes1"] / max(r["main2"], 1))
+            print(f"{v:12s} {k:3d} {r['depth']:5d} {r['t1']:8.2f} {r['t2']:8.2f} {ratios[-1]:8.2f} "
+                  f"{node_ratios[-1]:6.2f} {tail}")
             sys.stdout.flush()
     if not ratios:
         print("no position reached its depth with the threads")
         return 1
     geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    node_geo = math.exp(sum(math.log(x) for x in node_ratios) / len(node_ratios))
     print(f"Time to depth, {len(ratios)} positions: 1 thread {sum1:.1f} s, {n} threads {sum2:.1f} s: "
           f"speed-up {sum1 / max(sum2, 1e-9):.2f} (geometric mean {geo:.2f})"
           + (f"; {missed} not reached" if missed else ""))
+    print(f"Main-thread nodes to depth, 1 thread / {n} threads: geometric mean {node_geo:.2f} "
+          f"(the speed-up with {n} free cores)")
     print(f"Nodes/second ratio {n} threads / 1: {sum(nps_ratios) / len(nps_ratios):.2f} (mean); cores used "
           f"{sum(c[0] for c in cores) / len(cores):.2f} / {sum(c[1] for c in cores) / len(cores):.2f} (mean); "
           f"load {_load()}")
