@@ -62,20 +62,25 @@ def time_to_depth(variant: str, fen, seconds: float, threads: int, hash_mb: int 
     (times in s; ``main2``: the N-thread search's main thread nodes at depth D; t2 and main2
     None if it did not reach the depth within ``TIMEOUT_FACTOR`` times t1)."""
     from engine.rules.position import Position
-    from search.driver import Limits
+    from search.driver import Limits, MAX_DEPTH
     pos = Position.from_fen(fen, variant)
     one, cores1 = _search(pos, Limits(infinite=True), 1, hash_mb, seconds)
     if not one:
         raise RuntimeError(f"no iteration completed in {seconds:g} s: {pos.fen()}")
-    last = one[-1]
-    depth, t1 = int(last["depth"]), last["time"] / 1000.0
+    depth = int(one[-1]["depth"])
+    # the first info of a depth is its completion (the watcher repeats it once a second later on)
+    last = next(i for i in one if i["depth"] == depth)
+    t1 = last["time"] / 1000.0
+    if depth >= MAX_DEPTH:   # the search ran out of depths (a mate or a bare ending): nothing to time
+        return dict(depth=depth, t1=t1, t2=None, nodes1=last["nodes"], main2=None, nps1=last["nps"], nps2=0,
+                    cores1=cores1, cores2=0.0, ended=True)
     many, cores2 = _search(pos, Limits(depth=depth), threads, hash_mb, max(1.0, TIMEOUT_FACTOR * t1))
     hit = [i for i in many if i["depth"] == depth]
-    t2 = hit[-1]["time"] / 1000.0 if hit else None
-    main2 = hit[-1]["thread_nodes"][0] if hit else None
+    t2 = hit[0]["time"] / 1000.0 if hit else None
+    main2 = hit[0]["thread_nodes"][0] if hit else None
     nps2 = many[-1]["nps"] if many else 0
     return dict(depth=depth, t1=t1, t2=t2, nodes1=last["nodes"], main2=main2, nps1=last["nps"], nps2=nps2,
-                cores1=cores1, cores2=cores2)
+                cores1=cores1, cores2=cores2, ended=False)
 
 
 def _load() -> str:
@@ -125,6 +130,9 @@ def main(argv) -> int:
             fens = fens[:a.positions]
         for k, fen in enumerate(fens):
             r = time_to_depth(v, fen, a.time, n, a.hash)
+            if r["ended"]:
+                print(f"{v:12s} {k:3d} {r['depth']:5d}  (the 1-thread search ran out of depths: skipped)")
+                continue
             nps_ratios.append(r["nps2"] / max(r["nps1"], 1))
             cores.append((r["cores1"], r["cores2"]))
             tail = f"{r['nps1']:8d} {r['nps2']:8d} {r['cores1']:6.2f} {r['cores2']:6.2f}"
