@@ -223,7 +223,7 @@ def test_bench_smp_runs_and_refuses_bad_arguments():
     r = subprocess.run([sys.executable, "-m", "engine", "bench", "smp", "--variant", "chess", "--positions", "1",
                         "--time", "0.3"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
-    assert re.search(r"^chess +0 +\d+ +[\d.]+ +\S+ +\S+ +\d+ +\d+ ", r.stdout, re.M), r.stdout
+    assert re.search(r"^chess +0 +\d+ +[\d.]+ +\S+ +\S+ +\S+ +\d+ +\d+ ", r.stdout, re.M), r.stdout
     assert re.search(r"^Nodes/second ratio 2 threads / 1: [\d.]+", r.stdout, re.M), r.stdout
     for bad in (["--threads", "1"], ["--variant", "nope"], ["--time", "0"]):
         r = subprocess.run([sys.executable, "-m", "engine", "bench", "smp"] + bad, cwd=ROOT, capture_output=True,
