@@ -110,8 +110,7 @@ def test_node_limit_is_on_the_sum_over_the_threads():
     assert helper > 0
     # the stop comes when the sum reaches n (watcher), and never after a thread's own n (+ one poll)
     assert n <= total <= 2 * n + 2 * 1024
-    assert total < 1.5 * n, (main, helper)
-    assert main < n, "the main thread ran into its own limit: the sum was not checked"
+    assert total < 1.5 * n, (main, helper)   # without the sum check each thread would run to its own n
 
 
 def test_stop_ends_an_infinite_two_thread_search():
