@@ -5,7 +5,7 @@ Sub-commands:
     cardinal                      protocol loop on stdin/stdout (UCI or XBoard, chosen by the first command)
     cardinal perft DEPTH [--variant V] [--fen FEN] [--divide]
     cardinal bench [--variant V] [--depth D]     search node-count signature
-    cardinal bench perft|epd|startup ...         benchmark suites (see bench/)
+    cardinal bench perft|epd|startup|smp ...     benchmark suites (see bench/; smp: 1 vs N threads, time to depth)
     cardinal match ...                           engine-vs-engine matches (bench/match.py)
     cardinal warmup                              compile and cache every numba function
     cardinal serve [--host H] [--port P] [--open] [--max-engines N]   browser board (engine/web/)
@@ -69,6 +69,9 @@ def _bench(argv) -> int:
         return main(argv[1:])
     if argv and argv[0] == "startup":
         from bench.startup import main
+        return main(argv[1:])
+    if argv and argv[0] == "smp":
+        from bench.smp import main
         return main(argv[1:])
     from bench.search_bench import main
     return main(argv)

@@ -8,6 +8,33 @@ thread sets the shared stop flag at the hard deadline (numba releases the GIL,
 iterations. ``on_info`` is called from the worker or the watcher (never at the
 same time: a lock serialises the callbacks); ``on_done`` exactly once, from the
 worker.
+
+Lazy SMP (:attr:`Searcher.threads` > 1, UCI ``Threads``, XBoard ``cores``): the
+worker is search thread 0, the main thread; it runs the iterative deepening,
+aspiration windows, ``info`` output and time management below and alone decides
+the best move. ``threads - 1`` helper threads search the same root position, each
+on its own copy of the position and with its own buffers (a :class:`SearchState`
+that shares only the transposition table ``tt`` and the ``stop`` flag with the
+main thread's), in their own iterative deepening loop over the depths that
+:func:`helper_skips` leaves them (Stockfish's skip pattern: with two threads
+the helper searches every other depth), until the stop flag is set. They help
+only through the shared TT: their results fill it with cutoffs and move hints
+the main thread finds one iteration later. When the main thread finishes (or
+the deadline, ``stop`` or the node limit stops it) it sets the shared stop flag
+and joins the helpers before ``on_done``. Node counts in ``info`` (``nodes``,
+``nps``) are the sum over the threads, and ``go nodes N`` limits that sum: each
+thread gets ``N`` as its own limit, and the watcher sets the stop flag once the
+sum reaches ``N`` (it polls every ``NODE_POLL_MS``: a few thousand nodes late at most). With one thread nothing
+of this runs: the search is exactly the single-threaded one (``cardinal bench``
+is single-threaded).
+
+Races, on purpose: TT entries are written field by field without a lock, so a
+thread can read an entry another thread is writing (a torn entry: the key of
+one position with the move or score of another). The harm is bounded: the TT
+move only orders the generated legal moves (a move that is not among them is
+never played), and a wrong score or bound gives at worst a rare wrong cutoff,
+as a key collision would. The node counters of the helpers are read while they
+count (an ``int64`` read: at worst a count a few nodes old).
 """
 from __future__ import annotations
 
@@ -30,14 +57,20 @@ from .timeman import allocate, MOVE_OVERHEAD_DEFAULT
 from .tt import HASH_MIN_MB, HASH_MAX_MB, hashfull, tt_alloc
 
 MAX_MULTIPV = 5
+THREADS_MIN, THREADS_MAX = 1, 64   # search threads (UCI Threads / XBoard cores)
+NODE_POLL_MS = 2.0   # with helpers and a node limit, the watcher sums the threads' nodes this often
+# Stockfish's helper-depth skip pattern (helper i skips a depth when
+# ((depth + game ply + PHASE[i]) // SIZE[i]) is odd), so the helpers spread over the depths.
+SKIP_SIZE = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4)
+SKIP_PHASE = (0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7)
 BOUND_INFO_AFTER_MS = 3000   # aspiration fail-high/low info lines only in long searches (as Stockfish)
 
 
 class SearchState:
     """Preallocated buffers for the numba search (shapes in :mod:`search.core`)."""
 
-    def __init__(self, hash_mb: int = 16):
-        self.tt = tt_alloc(hash_mb)
+    def __init__(self, hash_mb: int = 16, tt=None):
+        self.tt = tt_alloc(hash_mb) if tt is None else tt   # a helper thread's state shares the main one's
         self.moves = np.zeros(C.MAX_PLY * G.MAX_MOVES, dtype=np.int32)
         self.scores = np.zeros(C.MAX_PLY * G.MAX_MOVES, dtype=np.int32)
         self.pv = np.zeros((C.MAX_PLY + 1, C.MAX_PLY + 1), dtype=np.int32)
@@ -66,6 +99,39 @@ class SearchState:
                         self.moves, self.scores, self.pv, self.pvlen, self.killers, self.hist_h,
                         self.info, self.stop, self.excl, self.ws, self.cont, self.counter)
         return int(search_root(ctx, alpha, beta, depth))
+
+    def aspiration(self, pos, ev, d: int, prev: int, on_bound=None):
+        """Search depth ``d`` in an aspiration window around ``prev`` (from depth 4), widening
+        it on a fail; ``on_bound(score, 'upper'|'lower')`` is told of each fail.
+        Returns ``(score, aborted)``."""
+        # aspiration window around the previous score of this line
+        delta = 18  # about a fifth of a pawn: typical iteration-to-iteration change
+        if d >= 4 and abs(prev) < C.MATE_BOUND:
+            alpha, beta = max(prev - delta, -C.INF), min(prev + delta, C.INF)
+        else:
+            alpha, beta = -C.INF, C.INF
+        while True:
+            sc = self.iterate(pos, ev, alpha, beta, d)
+            if self.info[C.I_ABORT]:
+                return sc, True
+            if on_bound is not None and ((sc <= alpha and alpha > -C.INF) or (sc >= beta and beta < C.INF)):
+                on_bound(sc, "upper" if sc <= alpha else "lower")
+            if sc <= alpha and alpha > -C.INF:
+                alpha = max(sc - delta, -C.INF)
+                beta = (alpha + beta) // 2 if beta < C.INF else beta
+            elif sc >= beta and beta < C.INF:
+                beta = min(sc + delta, C.INF)
+            else:
+                return sc, False
+            delta *= 2
+            if delta > 600:
+                alpha, beta = -C.INF, C.INF
+
+
+def helper_skips(idx: int, depth: int, game_ply: int) -> bool:
+    """True if helper thread ``idx`` (1, 2, ...) skips iteration ``depth`` (Stockfish's pattern)."""
+    i = (idx - 1) % len(SKIP_SIZE)
+    return ((depth + game_ply + SKIP_PHASE[i]) // SKIP_SIZE[i]) % 2 == 1
 
 
 def score_tuple(s: int):
@@ -101,6 +167,11 @@ class Searcher:
         self._soft = None
         self._hard = None
         self._progress = None
+        self._threads = 1
+        self._run_threads = 1          # the thread count of the running (or last) search
+        self._helper_states = []       # one SearchState per helper thread, kept between searches
+        self._helpers = []             # (thread, state) of the running (or last) search's helpers
+        self._node_limit = None        # go nodes N with helpers: the watcher stops the sum at N
         if not HASH_MIN_MB <= hash_mb <= HASH_MAX_MB:
             raise ValueError(f"hash size {hash_mb!r} MiB out of range {HASH_MIN_MB}..{HASH_MAX_MB}")
 
@@ -111,6 +182,18 @@ class Searcher:
             self._state = SearchState(self._hash_mb)
         return self._state
 
+    @property
+    def threads(self) -> int:
+        """Search threads (Lazy SMP, see the module docstring); 1 is the single-threaded search."""
+        return self._threads
+
+    @threads.setter
+    def threads(self, n: int) -> None:
+        """Takes effect at the next search; ``ValueError`` unless ``THREADS_MIN <= n <= THREADS_MAX``."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not THREADS_MIN <= n <= THREADS_MAX:
+            raise ValueError(f"thread count {n!r} out of range {THREADS_MIN}..{THREADS_MAX}")
+        self._threads = int(n)
+
     def resize_hash(self, mb: int) -> None:
         """Reallocate the TT to ``mb`` MiB (1..4096, else ``ValueError``); waits for a running search."""
         tt = tt_alloc(mb)
@@ -119,6 +202,8 @@ class Searcher:
         self._hash_mb = mb
         if self._state is not None:
             self._state.tt = tt
+        for h in self._helper_states:   # (no reference to the old table may keep it alive)
+            h.tt = tt
 
     def clear_hash(self) -> None:
         """Empty the TT, history and killers (UCI ``ucinewgame``)."""
@@ -126,6 +211,9 @@ class Searcher:
         self.wait()
         if self._state is not None:
             self._state.clear()
+        for h in self._helper_states:   # (their tt is the main one's, cleared above)
+            h.hist_h[:] = 0
+            h.killers[:] = 0
 
     def warm_up(self) -> None:
         """Compile/load every numba function the search uses (a tiny search per variant)."""
@@ -182,6 +270,9 @@ class Searcher:
         if not self._pondering:
             self._set_deadlines(limits)
         self._progress = None
+        self._run_threads = self._threads
+        self._helpers = []
+        self._node_limit = limits.nodes if (self._run_threads > 1 and limits.nodes) else None
         work = pos.copy()
         # Locals, not attributes, are started: a fast search whose on_done starts the next
         # search replaces self._thread/self._watch before this call returns.
@@ -223,14 +314,23 @@ class Searcher:
             wait = 50.0
             if hard is not None and not self._pondering:
                 wait = min(wait, max(0.5, hard - el))
+            nl = self._node_limit
+            if nl is not None:   # helpers run: the node limit is on the sum over the threads
+                if sum(self._thread_nodes()) >= nl:
+                    st.stop[0] = 1
+                wait = min(wait, NODE_POLL_MS)
             if el >= next_info:
                 prog = self._progress
                 if prog is not None:
                     info = dict(prog)
-                    nodes = int(st.info[C.I_NODES])
+                    info.pop("thread_nodes", None)
+                    per = self._thread_nodes()
+                    nodes = sum(per)
                     ms = self._search_ms()
                     info.update(nodes=nodes, time=int(ms), nps=int(nodes * 1000 / max(ms, 1.0)),
                                 hashfull=self._hashfull())
+                    if len(per) > 1:
+                        info["thread_nodes"] = per
                     with self._lock:
                         if not done.is_set():
                             try:
@@ -239,6 +339,62 @@ class Searcher:
                                 pass
                 next_info += 1000.0
             done.wait(wait / 1000.0)
+
+    def _thread_nodes(self) -> tuple:
+        """Nodes of the current search per thread, the main thread first (the ``info`` dicts
+        carry it as ``thread_nodes`` when helpers run; their ``nodes`` is the sum)."""
+        return (int(self._state.info[C.I_NODES]),) + tuple(int(h.info[C.I_NODES]) for _, h in self._helpers)
+
+    def _start_helpers(self, pos, ev, maxd: int) -> None:
+        """Start ``threads - 1`` helper threads on copies of ``pos`` (after the main thread's
+        ``info`` limits are set: the helpers take theirs from it)."""
+        n = self._run_threads - 1
+        if n <= 0:
+            return
+        st = self._state
+        while len(self._helper_states) < n:
+            self._helper_states.append(SearchState(tt=st.tt))
+        helpers = []
+        for idx, h in enumerate(self._helper_states[:n], start=1):
+            h.tt, h.stop, h.gen = st.tt, st.stop, st.gen   # shared: the TT and the stop flag
+            h.info[:] = 0
+            for k in (C.I_NODELIMIT, C.I_GEN, C.I_MAXPLY):
+                h.info[k] = st.info[k]
+            h.killers[:] = 0
+            h.hist_h //= 2
+            t = threading.Thread(target=self._helper_run, args=(idx, h, pos.copy(), ev, maxd),
+                                 name=f"cardinal-helper-{idx}", daemon=True)
+            helpers.append((t, h))
+        self._helpers = helpers
+        for t, _ in helpers:
+            t.start()
+
+    @staticmethod
+    def _helper_run(idx, h, pos, ev, maxd):
+        """A helper thread: iterative deepening over the depths it does not skip, until stopped."""
+        try:
+            prev = 0
+            ply = pos.ply
+            for d in range(1, maxd + 1):
+                if h.stop[0]:
+                    break
+                if helper_skips(idx, d, ply):
+                    continue
+                h.info[C.I_SELDEPTH] = 0
+                sc, aborted = h.aspiration(pos, ev, d, prev)
+                if aborted:
+                    break
+                prev = sc
+        except Exception as e:   # the main thread's move does not depend on a helper
+            print(f"info string search error (helper thread {idx}): {e!r}", file=sys.stderr)
+
+    def _stop_helpers(self) -> None:
+        """Set the shared stop flag and join the helper threads (the main thread has finished)."""
+        if not self._helpers:
+            return
+        self._state.stop[0] = 1
+        for t, _ in self._helpers:
+            t.join()
 
     def _hashfull(self) -> int:
         return hashfull(self._state.tt, self._state.gen)
@@ -261,6 +417,10 @@ class Searcher:
             except Exception:
                 best = None
             ponder = None
+        try:
+            self._stop_helpers()
+        except Exception as e:
+            print(f"info string search error: {e!r}", file=sys.stderr)
         try:
             self._wait_for_release()
         finally:
@@ -301,6 +461,7 @@ class Searcher:
         if level < SK.FULL:
             maxd = min(maxd, SK.depth_cap(level))
             npv = max(1, min(SK.multipv(level, npv), MAX_MULTIPV, len(legal)))
+        self._start_helpers(pos, ev, maxd)
         done_lines = []
         timed = limits.movetime is not None or (limits.wtime if pos.turn == 0 else limits.btime) is not None
         best, ponder = legal[0], None
@@ -314,29 +475,8 @@ class Searcher:
                 for j, m in enumerate(excl):
                     st.excl[j] = m
                 info[C.I_SELDEPTH] = 0
-                # aspiration window around the previous score of this line
-                delta = 18  # about a fifth of a pawn: typical iteration-to-iteration change
-                if d >= 4 and abs(prev[k]) < C.MATE_BOUND:
-                    alpha, beta = max(prev[k] - delta, -C.INF), min(prev[k] + delta, C.INF)
-                else:
-                    alpha, beta = -C.INF, C.INF
-                while True:
-                    sc = st.iterate(pos, ev, alpha, beta, d)
-                    if info[C.I_ABORT]:
-                        aborted = True
-                        break
-                    if (sc <= alpha and alpha > -C.INF) or (sc >= beta and beta < C.INF):
-                        self._bound_info(pos, on_info, d, k, sc, "upper" if sc <= alpha else "lower")
-                    if sc <= alpha and alpha > -C.INF:
-                        alpha = max(sc - delta, -C.INF)
-                        beta = (alpha + beta) // 2 if beta < C.INF else beta
-                    elif sc >= beta and beta < C.INF:
-                        beta = min(sc + delta, C.INF)
-                    else:
-                        break
-                    delta *= 2
-                    if delta > 600:
-                        alpha, beta = -C.INF, C.INF
+                sc, aborted = st.aspiration(pos, ev, d, prev[k],
+                                            lambda sc_, bound, k=k: self._bound_info(pos, on_info, d, k, sc_, bound))
                 if aborted:
                     break
                 pv = self._root_pv(pos)
@@ -351,12 +491,15 @@ class Searcher:
                         best = int(st.pv[0, 0])
                 break
             el = self._search_ms()
-            nodes = int(info[C.I_NODES])
+            per = self._thread_nodes()
+            nodes = sum(per)
             lines.sort(key=lambda t: -t[0])
             for k, (sc, pv) in enumerate(lines[:shown]):
                 inf = dict(depth=d, seldepth=int(max(info[C.I_SELDEPTH], d)), multipv=k + 1,
                            score=score_tuple(sc), nodes=nodes, nps=int(nodes * 1000 / max(el, 1.0)),
                            time=int(el), hashfull=self._hashfull(), pv=[pos.uci(m) for m in pv], bound=None)
+                if len(per) > 1:
+                    inf["thread_nodes"] = per
                 if k == 0:
                     self._progress = inf
                 with self._lock:
@@ -399,11 +542,14 @@ class Searcher:
         if el < self.bound_info_after_ms:
             return
         st = self._state
-        nodes = int(st.info[C.I_NODES])
+        per = self._thread_nodes()
+        nodes = sum(per)
         pv = self._root_pv(pos)
         inf = dict(depth=d, seldepth=int(max(st.info[C.I_SELDEPTH], d)), multipv=k + 1,
                    score=score_tuple(sc), nodes=nodes, nps=int(nodes * 1000 / max(el, 1.0)),
                    time=int(el), hashfull=self._hashfull(), pv=[pos.uci(m) for m in pv], bound=bound)
+        if len(per) > 1:
+            inf["thread_nodes"] = per
         with self._lock:
             try:
                 on_info(inf)

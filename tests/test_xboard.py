@@ -18,7 +18,7 @@ READY_TIMEOUT = 180.0
 THINK_RE = re.compile(r"(\d+) (-?\d+) (\d+) (\d+)( \S+)*")
 GRAND_END_B = "4k5/10/6P3/10/10/10/10/10/1p2K5/10 b - - 0 1"
 FEATURES = ('feature myname="Cardinal {v}" ping=1 setboard=1 usermove=1 time=1 draw=0 reuse=1 sigint=0 '
-            'sigterm=0 colors=0 san=0 nps=0 memory=1 analyze=1 variants="normal,grand,knightrelay,capablanca"')
+            'sigterm=0 colors=0 san=0 nps=0 memory=1 smp=1 analyze=1 variants="normal,grand,knightrelay,capablanca"')
 
 
 def start_engine() -> EngineProcess:

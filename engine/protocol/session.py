@@ -3,7 +3,7 @@
 :class:`Backend` owns the :class:`search.driver.Searcher` (built lazily in a
 warm-up thread, so nothing heavy is imported before the protocol's first
 answer) and the engine options (Hash in MiB, Move Overhead in ms, MultiPV,
-Clear Hash). Options set while a search runs are applied when the next search
+Clear Hash, Threads). Options set while a search runs are applied when the next search
 starts, so the worker never sees a hash table resized under it.
 
 Warm-up runs in two steps, each ending in an event:
@@ -56,6 +56,7 @@ HASH_MIN, HASH_MAX, HASH_DEFAULT = 1, 4096, 16          # MiB (Searcher.resize_h
 OVERHEAD_MIN, OVERHEAD_MAX, OVERHEAD_DEFAULT = 0, 5000, MOVE_OVERHEAD_DEFAULT   # ms (search.timeman)
 MULTIPV_MIN, MULTIPV_MAX = 1, 5
 SKILL_MIN, SKILL_MAX = 0, 20      # UCI Skill Level (20: full strength; see search/skill.py)
+THREADS_MIN, THREADS_MAX, THREADS_DEFAULT = 1, 64, 1   # search threads (Searcher.threads accepts 1..64)
 STOP_TIMEOUT = 10.0   # s to wait for on_done after stop() before giving up on a search
 HANDSHAKE_WAIT = 28.0   # s from the start, at most, that a cold start holds uciok / done=1 (Cute Chess: 35 s)
 PING_WAIT = 10.0        # s, at most, that readyok / pong waits for a compiling search (Cute Chess: 15 s)
@@ -98,6 +99,7 @@ class Backend:
         self.move_overhead = OVERHEAD_DEFAULT
         self.multipv = 1
         self.skill_level = SKILL_MAX
+        self.threads = THREADS_DEFAULT
         self._applied_hash = None
         self._clear_pending = False
         self.t_start = time.monotonic()
@@ -253,6 +255,7 @@ class Backend:
         s.multipv = self.multipv
         s.skill_level = self.skill_level
         s.move_overhead = self.move_overhead
+        s.threads = self.threads
 
     # ------------------------------------------------------------ search
     def start_search(self, pos, limits, on_info, on_done) -> None:

@@ -12,7 +12,9 @@ Chess and Fairy-Stockfish send. Implemented:
   warm-up; during a search it answers at once).
 * ``setoption name N [value V]``: ``UCI_Variant`` (chess, standard = chess,
   grand, knightrelay; anything else -> ``info string error: unsupported variant X
-  (known: ...)``), ``Hash`` (MiB), ``Move Overhead`` (ms), ``Clear Hash``, ``Ponder``, ``MultiPV``.
+  (known: ...)``), ``Hash`` (MiB), ``Threads`` (Lazy SMP search threads, 1..64), ``Move Overhead``
+  (ms), ``Clear Hash``, ``Ponder``, ``MultiPV``, ``Skill Level``. Hash and Threads set during a
+  search apply from the next search on.
 * ``ucinewgame``, ``position startpos|fen F [moves ...]`` (a bad FEN keeps the
   previous position; an illegal move keeps the moves before it, as Stockfish
   does), ``go`` with ``wtime btime winc binc movestogo movetime depth nodes mate
@@ -35,6 +37,7 @@ from engine import __version__
 import variants as _variants
 from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, HASH_DEFAULT, OVERHEAD_MIN,
                       OVERHEAD_MAX, OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, SKILL_MIN, SKILL_MAX, STOP_TIMEOUT,
+                      THREADS_MIN, THREADS_MAX, THREADS_DEFAULT,
                       board_lines, static_eval, sane_move)
 from .common import clean, log, log_exception
 from search.limits import MAX_DEPTH
@@ -46,6 +49,7 @@ INT_CAP = 1 << 53     # largest go parameter passed on (ms, nodes, plies)
 OPTION_LINES = (
     f"option name Hash type spin default {HASH_DEFAULT} min {HASH_MIN} max {HASH_MAX}",
     "option name Clear Hash type button",
+    f"option name Threads type spin default {THREADS_DEFAULT} min {THREADS_MIN} max {THREADS_MAX}",
     "option name Ponder type check default false",
     f"option name MultiPV type spin default 1 min {MULTIPV_MIN} max {MULTIPV_MAX}",
     f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min {OVERHEAD_MIN} max {OVERHEAD_MAX}",
@@ -206,6 +210,8 @@ class UCIHandler:
             self.pos = None
         elif key == "hash":
             self.backend.hash_mb = _int_option(name, value, HASH_MIN, HASH_MAX)
+        elif key == "threads":
+            self.backend.threads = _int_option(name, value, THREADS_MIN, THREADS_MAX)
         elif key == "move overhead":
             self.backend.move_overhead = _int_option(name, value, OVERHEAD_MIN, OVERHEAD_MAX)
         elif key == "multipv":

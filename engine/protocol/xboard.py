@@ -4,7 +4,7 @@ Reference: the Chess Engine Communication Protocol v2 (Tim Mann, H.G. Muller)
 and what Cute Chess, XBoard and Sjaak II send. Implemented:
 
 * ``protover 2`` -> ``feature done=0``, the feature line (ping setboard usermove
-  time memory analyze, variants normal/grand/knightrelay), option features, and
+  time memory smp analyze, variants normal/grand/knightrelay), option features, and
   ``feature done=1`` once the warm-up has finished (the engine can search);
   ``pong`` also waits for the warm-up.
 * ``new``, ``variant V`` (``knightrelay`` also sends ``setup``/``piece`` lines
@@ -12,9 +12,11 @@ and what Cute Chess, XBoard and Sjaak II send. Implemented:
   (holdings brackets and short forms accepted), ``level MPS BASE INC`` (BASE in
   minutes or ``m:ss``, fractional INC), ``st``, ``sd``, ``time``/``otim``
   (centiseconds), ``ping``/``pong``, ``?``, ``undo``, ``remove``, ``result``,
-  ``post``/``nopost``, ``hard``/``easy`` (pondering), ``memory``, ``option``,
-  ``analyze``/``exit``/``.``, ``quit``; ``accepted rejected computer name
-  rating random cores egtpath hint bk draw nps ics white black`` are accepted and ignored.
+  ``post``/``nopost``, ``hard``/``easy`` (pondering), ``memory``, ``cores N``
+  (search threads, announced by ``smp=1``; above 64 uses 64; like ``memory``,
+  applied from the next search on), ``option``, ``analyze``/``exit``/``.``,
+  ``quit``; ``accepted rejected computer name rating random egtpath hint bk
+  draw nps ics white black`` are accepted and ignored.
 * Moves in coordinate notation; **on 10-rank boards ranks count from 0**
   (CECP: UCI ``e3e5`` is ``e2e4``), on 8x8 from 1.
 * A bare move without ``usermove`` (Cute Chess's dummy ``b2b3``) is an unknown
@@ -37,15 +39,15 @@ import re
 
 from engine import __version__
 import variants as _variants
-from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, OVERHEAD_MIN, OVERHEAD_MAX,
-                      OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT, sane_move, king_capture)
+from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, THREADS_MIN, THREADS_MAX, OVERHEAD_MIN,
+                      OVERHEAD_MAX, OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT, sane_move, king_capture)
 from .common import clean, log, log_exception
 
 MATE_BASE = 100000
 DEFAULT_MOVETIME = 5000   # ms per move when the GUI gave neither level, st, time nor sd
 
 FEATURES = (f'feature myname="Cardinal {__version__}" ping=1 setboard=1 usermove=1 time=1 draw=0 reuse=1 '
-            'sigint=0 sigterm=0 colors=0 san=0 nps=0 memory=1 analyze=1 variants="' + ",".join(v.xboard for v in _variants.VARIANTS.values()) + '"')
+            'sigint=0 sigterm=0 colors=0 san=0 nps=0 memory=1 smp=1 analyze=1 variants="' + ",".join(v.xboard for v in _variants.VARIANTS.values()) + '"')
 OPTION_FEATURES = (
     f'feature option="Move Overhead -spin {OVERHEAD_DEFAULT} {OVERHEAD_MIN} {OVERHEAD_MAX}"',
     f'feature option="MultiPV -spin 1 {MULTIPV_MIN} {MULTIPV_MAX}"',
@@ -56,7 +58,7 @@ OPTION_FEATURES = (
 HARMLESS = {"time", "otim", "post", "nopost", "hard", "level", "st", "sd", "memory", "option", "cores",
             "egtpath", "computer", "name", "rating", "random", "accepted", "rejected", "xboard", "hint",
             "bk", "draw", "nps", "ics", "white", "black", "protover", "."}
-IGNORED = {"accepted", "rejected", "computer", "name", "rating", "random", "cores", "egtpath", "hint",
+IGNORED = {"accepted", "rejected", "computer", "name", "rating", "random", "egtpath", "hint",
            "bk", "draw", "nps", "ics", "white", "black", "xboard"}
 CLAIMS = {
     "stalemate": "1/2-1/2 {Stalemate}",
@@ -135,7 +137,7 @@ class XBoardHandler:
             "time": self.cmd_time, "otim": self.cmd_otim, "ping": self.cmd_ping, "?": self.cmd_movenow,
             "undo": self.cmd_undo, "remove": self.cmd_remove, "result": self.cmd_result,
             "post": self.cmd_post, "nopost": self.cmd_nopost, "hard": self.cmd_hard, "easy": self.cmd_easy,
-            "memory": self.cmd_memory, "option": self.cmd_option, "analyze": self.cmd_analyze,
+            "memory": self.cmd_memory, "cores": self.cmd_cores, "option": self.cmd_option, "analyze": self.cmd_analyze,
             "exit": self.cmd_exit, ".": self.cmd_dot,
         }
 
@@ -535,6 +537,11 @@ class XBoardHandler:
         if len(args) != 1 or not re.fullmatch(r"[0-9]{1,9}", args[0]) or int(args[0]) < HASH_MIN:
             raise XBError("expected memory MB")
         self.backend.hash_mb = min(int(args[0]), HASH_MAX)
+
+    def cmd_cores(self, args) -> None:
+        if len(args) != 1 or not re.fullmatch(r"[0-9]{1,9}", args[0]) or int(args[0]) < THREADS_MIN:
+            raise XBError("expected cores N")
+        self.backend.threads = min(int(args[0]), THREADS_MAX)
 
     def cmd_option(self, args) -> None:
         text = " ".join(args)
