@@ -121,6 +121,26 @@ def _score_from_tt(raw, ply):
 
 
 @njit(cache=True, nogil=True)
+def _score_to_tt(s, ply):
+    """A score made relative to this node for the TT (the inverse of :func:`_score_from_tt`)."""
+    if s > MATE_BOUND:
+        return s + ply
+    if s < -MATE_BOUND:
+        return s - ply
+    return s
+
+
+@njit(cache=True, nogil=True)
+def _bound(best, orig_alpha, beta):
+    """The TT bound of a node's result ``best`` searched with window (orig_alpha, beta)."""
+    if best >= beta:
+        return BOUND_LOWER
+    if best > orig_alpha:
+        return BOUND_EXACT
+    return BOUND_UPPER
+
+
+@njit(cache=True, nogil=True)
 def _static_eval(board, st, vt, ev, ws, tt, ti):
     """Static evaluation (centipawns, side to move), from the TT slot ``ti`` when it caches one.
     The single call site of ``evaluate`` keeps the compiled code (and compile time) small."""
@@ -338,18 +358,8 @@ def qsearch(c, alpha, beta, ply):
                 if sc >= beta:
                     break
     # Step 3. Store at draft 0 (tt_store never lets it replace a deeper entry of the same position)
-    if best >= beta:
-        bnd = BOUND_LOWER
-    elif best > orig_alpha:
-        bnd = BOUND_EXACT
-    else:
-        bnd = BOUND_UPPER
-    s = best
-    if s > MATE_BOUND:
-        s += ply
-    elif s < -MATE_BOUND:
-        s -= ply
-    tt_store(tt, key, bestm, s, np.int64(0), bnd, info[I_GEN], np.int64(EVAL_NONE) if check else stand)
+    tt_store(tt, key, bestm, _score_to_tt(best, ply), np.int64(0), _bound(best, orig_alpha, beta), info[I_GEN],
+             np.int64(EVAL_NONE) if check else stand)
     return best
 
 
@@ -617,19 +627,11 @@ def search(c, alpha, beta, depth, ply):
         return alpha
     # Step 13. Store in the transposition table
     if not (root and info[I_NEXCL] > 0):
-        if best >= beta:
-            bnd = BOUND_LOWER
-        elif best > orig_alpha:
-            bnd = BOUND_EXACT
-        else:
-            bnd = BOUND_UPPER
+        bnd = _bound(best, orig_alpha, beta)
+        if bnd == BOUND_UPPER:
             bestm = ttm   # after a fail low the best move is noise; keep the old TT move
-        s = best
-        if s > MATE_BOUND:
-            s += ply
-        elif s < -MATE_BOUND:
-            s -= ply
-        tt_store(tt, key, bestm, s, depth, bnd, info[I_GEN], np.int64(EVAL_NONE) if check else static)
+        tt_store(tt, key, bestm, _score_to_tt(best, ply), depth, bnd, info[I_GEN],
+                 np.int64(EVAL_NONE) if check else static)
     return best
 
 
