@@ -65,7 +65,7 @@ from bench import journal, stats
 from bench.adjudication import Adjudication
 from bench.engines import HANDSHAKE_TIMEOUT, READY_TIMEOUT, EngineError, EngineSpec, kill_all
 from bench.journal import now_iso
-from bench.openings import builtin_openings, load_openings
+from bench.openings import default_openings, default_openings_help, load_openings
 from bench.outputs import check_output_path
 from bench.pairs import DEFAULT_SEED, EngineSlot, GameSettings, Tally, play_pair, schedule
 from bench.pgn import pgn_text
@@ -85,7 +85,7 @@ class MatchConfig:
     games: int = 2
     tc: TimeControl = field(default_factory=TimeControl)
     concurrency: int = 1
-    openings: list | None = None          # list of Opening; None = built-in set
+    openings: list | None = None          # list of Opening; None = the variant's default (bench.openings.default_openings)
     pgn_path: str | None = None           # append each game as it finishes
     sprt: stats.SPRT | None = None
     timemargin_ms: float = 20.0
@@ -305,8 +305,8 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
     cfg.variant = _variants.canonical(cfg.variant)
     if len(cfg.engines) != 2:
         raise ValueError("a match needs exactly two engines")
-    openings = cfg.openings or builtin_openings(cfg.variant)
-    for op in openings:      # validate the built-in lines too (and load the rules' numba code)
+    openings = cfg.openings or default_openings(cfg.variant)
+    for op in openings:      # validate the default openings too (and load the rules' numba code)
         g = GameState(cfg.variant, op.fen)
         for u in op.moves:
             g.push(g.pos.parse_uci(u))
@@ -612,8 +612,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--connect-timeout", type=float, default=30.0, metavar="S",
                     help="seconds to wait for the --scheduler (default 30)")
     ap.add_argument("--openings", default=None, metavar="FILE",
-                    help="EPD/FEN file of start positions (default: built-in balanced openings); "
-                         "each is played with both colours")
+                    help="EPD/FEN file of start positions, each played with both colours; "
+                         + default_openings_help())
     ap.add_argument("--pgn", default=None, metavar="FILE",
                     help="append each game to FILE as it ends (default: print all PGN to stdout at the end)")
     ap.add_argument("--sprt", nargs="+", default=None, metavar="K=V",

@@ -7,12 +7,16 @@ passed in (see :class:`search.driver.SearchState`):
 * ``moves``/``scores``  ``int32[MAX_PLY * MAX_MOVES]``   per-ply move and ordering-score slices
 * ``pv``  ``int32[MAX_PLY, MAX_PLY]``, ``pvlen`` ``int32[MAX_PLY]``   triangular PV table
 * ``killers`` ``int32[MAX_PLY, 2]``; ``hist_h`` ``int32[32, NSQ]`` history by piece code and target
+* ``cont`` ``int16[CMH_SIZE, CMH_SIZE]`` continuation history: how often a quiet move (piece, target)
+  refuted after a given move one or two plies earlier (Stockfish's ``continuationHistory``); rows
+  and columns are :func:`_cmh_index` values
+* ``counter`` ``int32[CMH_SIZE]`` counter move: the last quiet move that refuted a given move
 * ``info`` ``int64[INFO_SIZE]`` counters/limits (I_* below) and, from ``I_EVAL``, the static eval per ply; ``stop`` ``int64[1]`` shared stop flag
 * ``excl`` ``int32[8]`` root moves excluded (MultiPV), ``ws`` ``int32[64]`` eval scratch
 
-Beyond the steps in :func:`search`: losing captures (a cheap SEE sign, :func:`_losing_capture`) are
+Beyond the steps in :func:`search`: losing captures (static exchange evaluation, :func:`_losing_capture`) are
 ordered after the quiet moves and skipped in quiescence; quiescence probes and stores the TT at draft 0;
-the TT caches the static eval.
+the TT caches the static eval (stored with the entry: one probe and one store per node).
 
 Scores: centipawns; ``MATE - ply`` is mate in ``ply`` plies from the root.
 Stop: every 1024 nodes the search reads ``stop[0]`` and the node limit and, if
@@ -24,19 +28,20 @@ from collections import namedtuple
 import numpy as np
 from engine.rules.jit import njit
 
-from engine.rules.layout import (field_offsets, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, SQ_MASK, MOVE_PROMO_BITS,
+from engine.rules.layout import (field_offsets, NTYPES, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, SQ_MASK, MOVE_PROMO_BITS,
                                  MOVE_EP_BIT, U_MOVE, NSQ, KING, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, MARSHAL, CARDINAL, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
                            V_FLAGS, VF_RELAY)
-from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal, make_move, unmake_move, make_null,
+from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal_checked, is_legal_move, make_move, unmake_move, make_null,
                             unmake_null, in_check, insufficient_material, is_attacked)
 from engine.rules.checks import gives_check
-from .eval import evaluate, EV_PST_MG
+from engine.rules.see import see_ge
+from .eval import evaluate, EV_PST_MG, EV_SEE
 from .tt import tt_probe, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE
 
 # The buffers of one search, passed to every node as one argument (numba passes a namedtuple
 # of arrays like separate arguments; shapes and dtypes in the module docstring).
 SearchCtx = namedtuple("SearchCtx", "board st stack hist vt zob tt ev moves scores pv pvlen killers hist_h "
-                                    "info stop excl ws")
+                                    "info stop excl ws cont counter")
 
 MAX_PLY = 100            # deepest search ply (PV table and move buffers are sized by it)
 MATE = 30000             # mate score at the root; mate scores are MATE - plies
@@ -54,17 +59,26 @@ INF = 32000
  I_NEXCL,        # number of excluded root moves in excl (in, MultiPV)
  I_ROOTDEPTH,    # depth of the current iteration (set by search_root)
  I_EVAL,         # info[I_EVAL + ply]: static eval at each ply of the current line (-INF when in check)
- INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1, MAX_PLY + 2)
+ I_CMH,          # info[I_CMH + ply]: _cmh_index of the move played at ply (-1: null move)
+ INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1, MAX_PLY + 2, MAX_PLY + 2)
 
 # Move-ordering score bands (higher first).
 ORD_TT = 1 << 30          # the TT move before anything else
 ORD_NOISY = 1 << 24       # captures (MVV-LVA) and promotions
 ORD_KILLER1 = 1 << 23     # first killer: last quiet cutoff at this ply
 ORD_KILLER2 = ORD_KILLER1 - 1
+ORD_COUNTER = ORD_KILLER1 - 2  # the counter move of the opponent's last move, after the killers
 HIST_MAX = 1 << 20        # history values stay in [-HIST_MAX, HIST_MAX] (gravity update), below the killers
+CMH_SIZE = 16 * NSQ       # continuation history rows/columns: 16 piece codes x NSQ squares
+CONT_MAX = 1 << 14        # continuation history stays in [-CONT_MAX, CONT_MAX] (int16, gravity update)
+CONT_SCALE = 32           # ordering: 2 x CONT_MAX x 32 = 2 x HIST_MAX, the weight of the main history
+CONT_BONUS_MAX = 4000     # one cutoff moves a continuation entry by at most ~1/4 of its range
 ORD_BAD = -(1 << 22)      # losing captures (see _losing_capture) after every quiet move
-SEE_PRUNE_DEPTH = 2       # losing captures are skipped at depth 1-2 (non-PV): quiescence would drop them too
-SEE_MARGIN = 50           # attacker worth up to half a pawn more than its victim is an even trade, not a loss
+SEE_MARGIN = 50           # an exchange losing less than half a pawn is an even trade (B for N), not a loss
+SEE_NOISY_MARGIN = 150    # captures and checks losing more than 1.5 pawns per ply of depth are pruned
+                          # (Stockfish 11's -194 * depth with its 128 cp pawn)
+SEE_QUIET_BASE = 25       # quiet moves losing more than (25 - lmrDepth) * lmrDepth^2 cp are pruned
+                          # (Stockfish 11's (32 - lmrDepth) * lmrDepth^2, scaled to a 100 cp pawn)
 
 # Pruning constants (one-line reasons).
 RFP_DEPTH = 6             # reverse futility only near the leaves, where the static eval is trusted
@@ -122,30 +136,20 @@ def _piece_value(ev, code):
 
 
 @njit(cache=True, nogil=True)
-def _losing_capture(board, st, vt, ev, m):
-    """Cheap static-exchange sign (a stand-in for full SEE): True if the capture ``m`` (side to move,
-    before the move) takes with a piece worth more than its victim onto a square the opponent defends.
-    King captures and promotions are never losing. In knightrelay knights never capture and are never
-    captured, and ``is_attacked`` counts relayed knight attacks, so the test holds there as is."""
-    if m & MOVE_PROMO_BITS:
-        return False
-    a = board[m & SQ_MASK]
-    if (a & 15) == KING:
-        return False
-    to = (m >> MOVE_TO_SHIFT) & SQ_MASK
-    victim = board[to]
-    vv = 0
-    if victim != EMPTY:
-        vv = _piece_value(ev, victim)
-    elif m & MOVE_EP_BIT:
-        vv = _piece_value(ev, np.int64(PAWN))
-    if _piece_value(ev, a) <= vv + SEE_MARGIN:
-        return False
-    return is_attacked(board, st, vt, to, st[S_SIDE] ^ 1)
+def _see_ge(board, st, vt, ev, ws, m, threshold):
+    """Static exchange evaluation of ``m`` (side to move, before the move) at least ``threshold``
+    centipawns (:func:`engine.rules.see.see_ge`, relay-aware; ``ws`` is its scratch)."""
+    return see_ge(board, st, vt, m, threshold, ev[EV_SEE:EV_SEE + NTYPES], ws)
 
 
 @njit(cache=True, nogil=True)
-def _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, k1, k2, hist_h):
+def _losing_capture(board, st, vt, ev, ws, m):
+    """True if the capture ``m`` loses more than ``SEE_MARGIN`` in the exchange on its target."""
+    return not _see_ge(board, st, vt, ev, ws, m, np.int64(-SEE_MARGIN))
+
+
+@njit(cache=True, nogil=True)
+def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_h, cont, c1, c2, cm):
     for i in range(n0, n):
         m = moves[i]
         if m == ttm:
@@ -163,7 +167,7 @@ def _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, k1, k2, hist_h):
             if promo != 0:
                 v += _piece_value(ev, promo) - 100
             a = board[m & SQ_MASK]
-            if victim != EMPTY and _losing_capture(board, st, vt, ev, m):
+            if victim != EMPTY and _losing_capture(board, st, vt, ev, ws, m):
                 scores[i] = ORD_BAD + v * 16 - (_piece_value(ev, a) >> 4)
             else:
                 scores[i] = ORD_NOISY + v * 16 - (_piece_value(ev, a) >> 4)
@@ -171,8 +175,40 @@ def _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, k1, k2, hist_h):
             scores[i] = ORD_KILLER1
         elif m == k2:
             scores[i] = ORD_KILLER2
+        elif m == cm:
+            scores[i] = ORD_COUNTER
         else:
-            scores[i] = hist_h[board[m & SQ_MASK], to]
+            pc = board[m & SQ_MASK]
+            scores[i] = hist_h[pc, to] + CONT_SCALE * _cont_score(cont, c1, c2, _cmh_index(pc, to))
+
+
+@njit(cache=True, nogil=True)
+def _cmh_index(pc, to):
+    """Row/column of the continuation history for piece code ``pc`` (white 1..8, black 17..24)
+    moving to ``to``: ``(colour * 8 + type - 1) * NSQ + to``."""
+    return ((((pc >> 4) << 3) | ((pc & 15) - 1)) * NSQ) + to
+
+
+@njit(cache=True, nogil=True)
+def _cont_score(cont, c1, c2, idx):
+    """Continuation history of the move ``idx`` after the moves ``c1`` (one ply up) and ``c2``
+    (two plies up); -1 means no such move (root, null move)."""
+    v = 0
+    if c1 >= 0:
+        v += cont[c1, idx]
+    if c2 >= 0:
+        v += cont[c2, idx]
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _cont_update(cont, c1, c2, idx, bonus):
+    # gravity as _history_update, on the int16 range
+    for c in (c1, c2):
+        if c >= 0:
+            h = np.int64(cont[c, idx])
+            ab = bonus if bonus >= 0 else -bonus
+            cont[c, idx] = h + bonus - (h * ab) // CONT_MAX
 
 
 @njit(cache=True, nogil=True)
@@ -228,14 +264,6 @@ def _is_draw(board, st, hist, vt, info, ply):
 
 
 @njit(cache=True, nogil=True)
-def _tt_set_eval(tt, key, static):
-    """Cache the static eval in the TT entry of ``key`` (if the store kept it and the value fits int16)."""
-    i = tt_probe(tt, key)
-    if i >= 0 and -INF < static < INF:
-        tt[i].eval = static
-
-
-@njit(cache=True, nogil=True)
 def _tick(info, stop):
     """Count a node; every 1024 nodes poll the stop flag and node limit. True if aborting."""
     info[I_NODES] += 1
@@ -249,7 +277,8 @@ def _tick(info, stop):
 def qsearch(c, alpha, beta, ply):
     """Quiescence: stand pat, then captures and promotions (MVV-LVA, losing captures skipped); all
     evasions when in check. Results are stored in the TT at draft 0 and probed for cutoffs."""
-    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws = c
+    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws, \
+        cont, counter = c
     if _tick(info, stop):
         return 0
     if ply > info[I_SELDEPTH]:
@@ -264,7 +293,7 @@ def qsearch(c, alpha, beta, ply):
         bnd = tt[ti].flag & 3
         if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
             return s
-    # one call site each for _static_eval and gen_legal keeps the compiled code (and compile time) small
+    # one call site each for _static_eval and gen_legal_checked keeps the compiled code (and compile time) small
     check = in_check(board, st, vt)
     stand = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti)
     if ply >= info[I_MAXPLY] - 1:
@@ -273,8 +302,7 @@ def qsearch(c, alpha, beta, ply):
         if stand >= beta:
             if ti < 0:
                 # remember the stand-pat bound and the eval (revisits skip evaluate)
-                tt_store(tt, key, np.int64(0), stand, np.int64(0), np.int64(BOUND_LOWER), info[I_GEN])
-                _tt_set_eval(tt, key, stand)
+                tt_store(tt, key, np.int64(0), stand, np.int64(0), np.int64(BOUND_LOWER), info[I_GEN], stand)
             return stand
         if stand > alpha:
             alpha = stand
@@ -282,7 +310,7 @@ def qsearch(c, alpha, beta, ply):
     best = stand
     bestm = 0
     n0 = ply * MAX_MOVES
-    n = gen_legal(board, st, vt, moves, n0, GEN_ALL if check else GEN_NOISY)
+    n = gen_legal_checked(board, st, vt, moves, n0, GEN_ALL if check else GEN_NOISY, check)
     if check and n == n0:
         return -MATE + ply
     _score_noisy(board, ev, moves, scores, n0, n)
@@ -295,7 +323,7 @@ def qsearch(c, alpha, beta, ply):
             if (m & MOVE_PROMO_BITS) == 0 and victim != EMPTY and \
                     stand + _piece_value(ev, victim) + DELTA_MARGIN <= alpha:
                 continue
-            if victim != EMPTY and _losing_capture(board, st, vt, ev, m):
+            if victim != EMPTY and _losing_capture(board, st, vt, ev, ws, m):
                 continue
         make_move(board, st, stack, hist, vt, zob, m)
         sc = -qsearch(c, -beta, -alpha, ply + 1)
@@ -309,23 +337,19 @@ def qsearch(c, alpha, beta, ply):
                 bestm = m
                 if sc >= beta:
                     break
-    # Step 3. Store at draft 0, never over a deeper entry of the same position
-    ti = tt_probe(tt, key)
-    if ti < 0 or tt[ti].depth <= 0:
-        if best >= beta:
-            bnd = BOUND_LOWER
-        elif best > orig_alpha:
-            bnd = BOUND_EXACT
-        else:
-            bnd = BOUND_UPPER
-        s = best
-        if s > MATE_BOUND:
-            s += ply
-        elif s < -MATE_BOUND:
-            s -= ply
-        tt_store(tt, key, bestm, s, np.int64(0), bnd, info[I_GEN])
-        if not check:
-            _tt_set_eval(tt, key, stand)
+    # Step 3. Store at draft 0 (tt_store never lets it replace a deeper entry of the same position)
+    if best >= beta:
+        bnd = BOUND_LOWER
+    elif best > orig_alpha:
+        bnd = BOUND_EXACT
+    else:
+        bnd = BOUND_UPPER
+    s = best
+    if s > MATE_BOUND:
+        s += ply
+    elif s < -MATE_BOUND:
+        s -= ply
+    tt_store(tt, key, bestm, s, np.int64(0), bnd, info[I_GEN], np.int64(EVAL_NONE) if check else stand)
     return best
 
 
@@ -365,7 +389,8 @@ def search(c, alpha, beta, depth, ply):
     All integer arguments are int64 and never compile-time literals (callers pass
     variables): a literal would make numba compile, and cache, extra recursive
     specialisations, which crashed on reload from the cache."""
-    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws = c
+    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws, \
+        cont, counter = c
     pvlen[ply] = ply
     if depth <= 0:
         return qsearch(c, alpha, beta, ply)
@@ -423,27 +448,65 @@ def search(c, alpha, beta, depth, ply):
         # reduction grows with depth and with the margin over beta (a big margin needs less proof)
         r = 3 + depth // 4 + min(NULL_EVAL_MAX, (static - beta) // NULL_EVAL_DIV)
         make_null(st, stack, hist, zob)
+        info[I_CMH + ply] = -1
         sc = -search(c, -beta, -beta + 1, depth - 1 - r, ply + 1)
         unmake_null(st, stack)
         if info[I_ABORT] != 0:
             return 0
         if sc >= beta:
             return beta
-    # Step 6. Generate and order moves
+    # Step 6. Staged move ordering (Stockfish's MovePicker): the TT move first, checked legal
+    # without generating anything; the other moves are generated and scored only if it fails to
+    # cut off. The order is the one full generation would give (the TT move, then by score).
     n0 = ply * MAX_MOVES
-    n = gen_legal(board, st, vt, moves, n0, np.int64(GEN_ALL))   # not a literal: one compiled gen_legal
-    if n == n0:
-        return -MATE + ply if check else 0
-    _score_moves(board, st, vt, ev, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h)
+    c1 = info[I_CMH + ply - 1] if ply >= 1 else -1     # the opponent's last move
+    c2 = info[I_CMH + ply - 2] if ply >= 2 else -1     # our own previous move
+    cm = counter[c1] if c1 >= 0 else 0
+    tt_first = ttm != 0 and is_legal_move(board, st, vt, np.int64(ttm), check, moves, n0)
+    npm = _has_null_material(st, vt, us)    # pieces beyond king and pawns: SEE pruning is safe
     futile = (not pv_node and not check and depth <= FUT_DEPTH and alpha > -MATE_BOUND
               and static + FUT_MARGIN * depth <= alpha)
     best = -INF
     bestm = 0
     orig_alpha = alpha
     searched = 0
+    stage = 0      # 0: TT move, 1: generate and score the rest, 2: pick by score
+    i = n0         # next index to pick from
+    n = n0
     # Step 7. Loop over moves
-    for i in range(n0, n):
-        m = _pick(moves, scores, i, n)
+    while True:
+        if stage == 0:
+            stage = 1
+            if not tt_first:
+                continue
+            m = np.int64(ttm)
+            msc = ORD_TT
+            cur = n0
+        elif stage == 1:
+            stage = 2
+            n = gen_legal_checked(board, st, vt, moves, n0, np.int64(GEN_ALL), check)   # not a literal: one compiled copy
+            if n == n0:
+                return -MATE + ply if check else 0
+            _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h,
+                         cont, c1, c2, cm)
+            if tt_first:
+                # the TT move (already searched) goes to the front, where the first pick would put it
+                for j in range(n0, n):
+                    if moves[j] == ttm:
+                        moves[j] = moves[n0]
+                        scores[j] = scores[n0]
+                        moves[n0] = ttm
+                        scores[n0] = ORD_TT
+                        break
+                i = n0 + 1
+            continue
+        else:
+            if i >= n:
+                break
+            m = _pick(moves, scores, i, n)
+            msc = scores[i]
+            cur = i
+            i += 1
         if root:
             skip = False
             for j in range(info[I_NEXCL]):
@@ -454,7 +517,6 @@ def search(c, alpha, beta, depth, ply):
         to = (m >> MOVE_TO_SHIFT) & SQ_MASK
         noisy = board[to] != EMPTY or (m & (MOVE_PROMO_BITS | MOVE_EP_BIT)) != 0
         pc = board[m & SQ_MASK]
-        cap = board[to]
         # decided before the move is made: pruned moves cost no make/unmake
         gives = gives_check(board, st, stack, hist, vt, zob, m)
         # Step 8. Futility pruning and late move pruning of quiet moves that do not check
@@ -462,20 +524,30 @@ def search(c, alpha, beta, depth, ply):
                 futile or (depth <= LMP_DEPTH and searched >= (LMP_BASE + depth * depth) // (1 if improving else 2) + 1
                            and best > -MATE_BOUND)):
             continue
-        # Step 8b. Losing captures (ordered after the quiets) near the leaves are pruned like quiet moves
-        if searched > 0 and noisy and scores[i] < ORD_BAD // 2 and depth <= SEE_PRUNE_DEPTH and not gives \
-                and not check and not pv_node and best > -MATE_BOUND:
-            continue
-        make_move(board, st, stack, hist, vt, zob, m)
+        # Step 8b. SEE pruning at shallow depth (Stockfish 11's step 13), once a move has been
+        # searched and with pieces beyond pawns on the board: a capture or check losing more than
+        # SEE_NOISY_MARGIN per ply, a quiet move losing more than its LMR-depth allowance
+        if not root and best > -MATE_BOUND and npm:
+            if noisy or gives:
+                # a capture _score_moves found not losing (SEE >= -SEE_MARGIN) passes at any depth
+                if not (noisy and ORD_NOISY <= msc < ORD_TT) and \
+                        not _see_ge(board, st, vt, ev, ws, m, -SEE_NOISY_MARGIN * depth):
+                    continue
+            else:
+                lmr_depth = depth - 1 - np.int64(LMR[min(depth, 63), min(searched + 1, 63)])
+                if lmr_depth < 0:
+                    lmr_depth = 0
+                if not _see_ge(board, st, vt, ev, ws, m,
+                               -(SEE_QUIET_BASE - min(lmr_depth, 18)) * lmr_depth * lmr_depth):
+                    continue
         # Step 9. Check extension (only within twice the root depth: endless checking lines stay bounded),
-        # and only for checks that do not hang the checking piece (a sacrificial check is not forcing)
+        # and only for checks that do not lose the exchange (a sacrificial check is not forcing)
         ext = 0
         if gives and ply < 2 * info[I_ROOTDEPTH]:
-            ext = 1
-            if (pc & 15) != PAWN and is_attacked(board, st, vt, to, st[S_SIDE]):
-                vv = _piece_value(ev, cap) if cap != EMPTY else 0
-                if _piece_value(ev, pc) > vv + SEE_MARGIN:
-                    ext = 0
+            if (pc & 15) == PAWN or _see_ge(board, st, vt, ev, ws, m, np.int64(-SEE_MARGIN)):
+                ext = 1
+        make_move(board, st, stack, hist, vt, zob, m)
+        info[I_CMH + ply] = _cmh_index(pc, to)
         nd = depth - 1 + ext
         if searched == 0:
             sc = -search(c, -beta, -alpha, nd, ply + 1)
@@ -488,11 +560,11 @@ def search(c, alpha, beta, depth, ply):
                     r -= 1      # PV nodes are searched more carefully
                 if not improving:
                     r += 1      # a drifting position's late quiet moves are even less likely to matter
-                if scores[i] >= ORD_KILLER2:
+                if msc >= ORD_KILLER2:
                     r -= 1      # a killer refuted a sibling: likely to matter here too
-                elif scores[i] > HIST_MAX // 4:
+                elif msc > HIST_MAX // 4:
                     r -= 1      # a quiet move with good history is likely to matter
-                elif scores[i] < -HIST_MAX // 4:
+                elif msc < -HIST_MAX // 4:
                     r += 1      # a quiet move that keeps failing elsewhere rarely matters here
                 if r < 0:
                     r = 0
@@ -524,13 +596,19 @@ def search(c, alpha, beta, depth, ply):
                         if killers[ply, 0] != m:
                             killers[ply, 1] = killers[ply, 0]
                             killers[ply, 0] = m
+                        if c1 >= 0:
+                            counter[c1] = m
                         bonus = depth * depth * 32
+                        cbonus = min(bonus, CONT_BONUS_MAX)
                         _history_update(hist_h, pc, to, bonus)
-                        for j in range(n0, i):
+                        _cont_update(cont, c1, c2, _cmh_index(pc, to), cbonus)
+                        for j in range(n0, cur):     # the quiet moves tried before this one
                             q = moves[j]
                             qto = (q >> MOVE_TO_SHIFT) & SQ_MASK
                             if board[qto] == EMPTY and (q & (MOVE_PROMO_BITS | MOVE_EP_BIT)) == 0:
-                                _history_update(hist_h, board[q & SQ_MASK], qto, -bonus)
+                                qpc = board[q & SQ_MASK]
+                                _history_update(hist_h, qpc, qto, -bonus)
+                                _cont_update(cont, c1, c2, _cmh_index(qpc, qto), -cbonus)
                     break
     if searched == 0:
         # every move was excluded (root) or futility-pruned: fail low with the static bound
@@ -551,9 +629,7 @@ def search(c, alpha, beta, depth, ply):
             s += ply
         elif s < -MATE_BOUND:
             s -= ply
-        tt_store(tt, key, bestm, s, depth, bnd, info[I_GEN])
-        if not check:
-            _tt_set_eval(tt, key, static)
+        tt_store(tt, key, bestm, s, depth, bnd, info[I_GEN], np.int64(EVAL_NONE) if check else static)
     return best
 
 

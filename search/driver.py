@@ -30,10 +30,12 @@ is single-threaded).
 
 Races, on purpose: TT entries are written field by field without a lock, so a
 thread can read an entry another thread is writing (a torn entry: the key of
-one position with the move or score of another). The harm is bounded: the TT
-move only orders the generated legal moves (a move that is not among them is
-never played), and a wrong score or bound gives at worst a rare wrong cutoff,
-as a key collision would. The node counters of the helpers are read while they
+one position with the move, score or cached eval of another). The harm is
+bounded: a TT move is searched before move generation only once
+``is_legal_move`` accepts it in this position, and otherwise it only orders the
+generated legal moves (an illegal move is never played); a wrong score, bound or
+eval gives at worst a rare wrong cutoff or pruning decision, as a key collision
+would. The node counters of the helpers are read while they
 count (an ``int64`` read: at worst a count a few nodes old).
 """
 from __future__ import annotations
@@ -77,6 +79,8 @@ class SearchState:
         self.pvlen = np.zeros(C.MAX_PLY + 2, dtype=np.int32)
         self.killers = np.zeros((C.MAX_PLY + 1, 2), dtype=np.int32)
         self.hist_h = np.zeros((32, L.NSQ), dtype=np.int32)
+        self.cont = np.zeros((C.CMH_SIZE, C.CMH_SIZE), dtype=np.int16)
+        self.counter = np.zeros(C.CMH_SIZE, dtype=np.int32)
         self.info = np.zeros(C.INFO_SIZE, dtype=np.int64)
         self.stop = np.zeros(1, dtype=np.int64)
         self.excl = np.zeros(8, dtype=np.int32)
@@ -86,6 +90,8 @@ class SearchState:
     def clear(self):
         self.tt[:] = np.zeros(1, dtype=self.tt.dtype)
         self.hist_h[:] = 0
+        self.cont[:] = 0
+        self.counter[:] = 0
         self.killers[:] = 0
         self.gen = 0
 
@@ -93,7 +99,7 @@ class SearchState:
         """One numba iteration on ``pos`` (its arrays are modified and restored)."""
         ctx = SearchCtx(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
                         self.moves, self.scores, self.pv, self.pvlen, self.killers, self.hist_h,
-                        self.info, self.stop, self.excl, self.ws)
+                        self.info, self.stop, self.excl, self.ws, self.cont, self.counter)
         return int(search_root(ctx, alpha, beta, depth))
 
     def aspiration(self, pos, ev, d: int, prev: int, on_bound=None):
@@ -209,6 +215,8 @@ class Searcher:
             self._state.clear()
         for h in self._helper_states:   # (their tt is the main one's, cleared above)
             h.hist_h[:] = 0
+            h.cont[:] = 0
+            h.counter[:] = 0
             h.killers[:] = 0
 
     def warm_up(self) -> None:

@@ -15,6 +15,7 @@ Table layout (``int32``)::
     EV_PASSED_MG/EG + d         passed-pawn bonus, d = ranks to go to the promotion zone (0 = in the zone)
     EV_KATT + type              king attack (mg): per piece within two squares (Chebyshev) of the enemy king
     EV_W + W_*                  scalar weights (see W_* below)
+    EV_SEE + type               exchange value for SEE (engine.rules.see): middlegame material, king 0
 
 Evaluation terms: material, piece-square tables generated for the board size
 (centralisation, pawn advance, king shelter/centralisation, knight outposts),
@@ -50,6 +51,7 @@ EV_PASSED_MG = EV_MOB_EG + 16
 EV_PASSED_EG = EV_PASSED_MG + 16
 EV_KATT = EV_PASSED_EG + 16
 EV_W = EV_KATT + 16
+EV_SEE = EV_W + 16        # EV_SEE + type: exchange value of the type for SEE (mg material; king 0)
 W_PHASE_TOTAL = 0
 W_DOUBLED_MG, W_DOUBLED_EG = 1, 2
 W_ISOLATED_MG, W_ISOLATED_EG = 3, 4
@@ -57,7 +59,7 @@ W_SHIELD_MG = 5
 W_RELAY_MG, W_RELAY_EG = 6, 7
 W_TEMPO = 8
 W_REACH_MG, W_REACH_EG = 9, 10
-EV_SIZE = EV_W + 16
+EV_SIZE = EV_SEE + 16
 
 LETTER_TYPE = {c: i for i, c in enumerate(L.TYPE_LETTERS) if c != "."}
 
@@ -113,6 +115,7 @@ def build_eval(name: str) -> np.ndarray:
         mg0, eg0 = w["values"].get(p.letter, p.value)
         ph = w["phase"].get(p.letter, 0)
         ev[EV_PHASE + ty] = ph
+        ev[EV_SEE + ty] = 0 if ty == KING else mg0
         total_phase += ph * (start_counts.get(p.letter, 0) + start_counts.get(p.letter.lower(), 0))
         ev[EV_KATT + ty] = w["king_attack"].get(p.letter, 0)
         mob = w["mobility"].get(p.letter, (0, 0))

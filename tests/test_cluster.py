@@ -169,7 +169,7 @@ def check_consistent(pgn_path, journal_path, games):
             w, d, l = w + (sc == 1), d + (sc == 0.5), l + (sc == 0)
         assert p["pentanomial_cell"] == int(2 * sum(scores))
         penta[p["pentanomial_cell"]] += 1
-        assert p["opening"]["moves"] and p["engines"] == ["Cardinal", "Fake"]
+        assert (p["opening"]["fen"] or p["opening"]["moves"]) and p["engines"] == ["Cardinal", "Fake"]
     last = pairs[-1]["totals"]
     assert last["pentanomial"] == penta and sum(penta) == games // 2
     assert (last["wins"], last["draws"], last["losses"]) == (w, d, l) and w + d + l == games

@@ -4,7 +4,8 @@
 e.p., pinned pieces, everything while in check; :func:`engine.rules.movegen.pinned_pieces`).
 The reference here plays every pseudo-legal move (``_legal_slow``): both must give the
 same moves in the same order, in hand-made pin positions and along seeded random games
-from every position of tests/data/*.epd.
+from every position of tests/data/*.epd. ``is_legal_move`` (one move, before any
+generation) must agree with both on every move tried.
 """
 from __future__ import annotations
 
@@ -42,10 +43,19 @@ PIN_POSITIONS = [
 ]
 
 
-def _check_node(pos: Position) -> None:
+def _check_node(pos: Position, foreign=()) -> None:
     buf = pos.buf
     n = G.gen_pseudo(pos.board, pos.st, pos.vt, buf, 0, G.GEN_ALL)
-    ref = [int(m) for m in buf[:n] if G._legal_slow(pos.board, pos.st, pos.vt, m)]
+    pseudo = [int(m) for m in buf[:n]]
+    ref = [m for m in pseudo if G._legal_slow(pos.board, pos.st, pos.vt, m)]
+    # is_legal_move (the search's test of a TT move before generation) is exact: every
+    # pseudo-legal move, moves of other positions of the game, flag-mangled moves and junk
+    check = G.in_check(pos.board, pos.st, pos.vt)
+    scratch = np.zeros(G.MAX_MOVES, dtype=np.int32)
+    legal = set(ref)
+    for m in pseudo + list(foreign) + [m ^ (1 << 20) for m in pseudo[:5]] + [0, -1, 1 << 30]:
+        got = G.is_legal_move(pos.board, pos.st, pos.vt, np.int64(m), check, scratch, 0)
+        assert got == (m in legal), (pos.fen(), m)
     for mode in (G.GEN_ALL, G.GEN_NOISY):
         out = np.zeros(G.MAX_MOVES, dtype=np.int32)
         n = G.gen_legal(pos.board, pos.st, pos.vt, out, 0, mode)
@@ -73,9 +83,11 @@ def test_random_games(fname):
     for fen, _ in read_epd(fname):
         for _game in range(2):
             pos = Position.from_fen(fen, variant)
+            seen = []
             for _ply in range(60):
-                _check_node(pos)
+                _check_node(pos, rng.sample(seen, min(len(seen), 8)))
                 moves = pos.legal_moves()
                 if not moves:
                     break
+                seen.extend(moves)
                 pos.push(rng.choice(moves))

@@ -74,6 +74,13 @@ def tags_of(pgn_text):
     return out
 
 
+@pytest.fixture
+def builtin_lines(monkeypatch, tmp_path_factory):
+    """Default openings = the variants' built-in lines (start position + moves), as for a
+    variant without an opening suite: for the tests of that wire format and PGN."""
+    monkeypatch.setattr(O, "SUITES_DIR", str(tmp_path_factory.mktemp("no-suites")))
+
+
 # ------------------------------------------------------------------ pure helpers
 def test_engine_spec_parse():
     s = E.EngineSpec.parse("cmd='python -m engine' proto=xboard name=My\\ Engine option.Hash=64 arg=-x dir=/tmp")
@@ -132,7 +139,7 @@ def test_load_openings(tmp_path):
 
 
 # ------------------------------------------------------------------ real engines
-def test_fsf_vs_fsf_chess_pgn_readable_by_python_chess(tmp_path):
+def test_fsf_vs_fsf_chess_pgn_readable_by_python_chess(tmp_path, builtin_lines):
     chess = pytest.importorskip("chess")
     import chess.pgn
     rc, pgn, out, err = run(["--engine", fsf_spec("A"), "--engine", fsf_spec("B"), "--depth", "1",
@@ -163,7 +170,7 @@ def test_fsf_vs_fsf_chess_pgn_readable_by_python_chess(tmp_path):
     assert t[0]["White"] == "A" and t[1]["White"] == "B"
 
 
-def test_fsf_vs_sjaak_grand_uci_and_xboard(tmp_path):
+def test_fsf_vs_sjaak_grand_uci_and_xboard(tmp_path, builtin_lines):
     from engine.rules.position import Position
     _need(SJAAK, "sjaakii")
     rc, pgn, out, err = run(["--variant", "grand", "--engine", fsf_spec(),
@@ -425,7 +432,7 @@ def test_pgn_to_stdout_without_pgn_option():
     assert o.index("[Event ") < o.index("Score of A vs B")
 
 
-def test_uci_options_and_per_game_sequence(tmp_path):
+def test_uci_options_and_per_game_sequence(tmp_path, builtin_lines):
     rc, pgn, out, err = run(["--engine", fsf_spec() + " option.Hash=8 option.Threads=1",
                              "--engine", fake_spec("illegal"), "--depth", "1", "--games", "1", "--debug"],
                             tmp_path)
@@ -621,9 +628,9 @@ def test_seed_on_the_command_line(tmp_path):
         rc, pgn, out, err = run(["--engine", legal_spec("A"), "--engine", legal_spec("B"), "--depth", "1",
                                  "--games", "6", "--seed", str(seed)], tmp_path, name)
         assert rc == 0, err
-        return [re.search(r"\n\n1\. (\S+ \S+)", "\n\n" + b).group(1) for b in pgn.split("[Event ")[1:]]
-    x, y = openings(3, "a.pgn"), openings(3, "b.pgn")
-    assert x == y and x[0::2] == x[1::2]
+        return [g["FEN"] for g in tags_of(pgn)]        # the default: the chess opening suite
+    x, y, z = openings(3, "a.pgn"), openings(3, "b.pgn"), openings(4, "c.pgn")
+    assert x == y and x[0::2] == x[1::2] and x != z
 
 
 # ------------------------------------------------------------------ adjudication
@@ -652,7 +659,7 @@ def test_draw_adjudication(tmp_path):
     assert pgn.count("Draw by adjudication") == 2
 
 
-def test_resign_adjudication_and_twosided(tmp_path):
+def test_resign_adjudication_and_twosided(tmp_path, builtin_lines):
     rc, pgn, out, err = run(["--engine", legal_spec("A", 0), "--engine", legal_spec("B", -600), "--depth", "1",
                              "--games", "2", "--resign", "movecount=3", "score=500"], tmp_path)
     assert rc == 0, err

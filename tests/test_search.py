@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from engine.rules.position import Position
+from tests.conftest import read_epd
 from engine.rules import layout as L
 from search.driver import Searcher, Limits, score_tuple
-from search.tt import tt_alloc, tt_probe, tt_store, hashfull, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER
+from search.tt import tt_alloc, tt_probe, tt_store, hashfull, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, EVAL_NONE
 from search.timeman import allocate
 from tests.conftest import random_positions
 
@@ -36,24 +37,38 @@ def run(pos, limits, searcher=None, multipv=1):
 def test_tt_round_trip_and_replacement():
     tt = tt_alloc(1)
     assert len(tt) & (len(tt) - 1) == 0 and tt.nbytes <= 1 << 20
+    assert tt.ctypes.data % 64 == 0, "buckets must start on a cache line"
     key = np.int64(0x123456789ABCDEF)
     assert tt_probe(tt, key) == -1
-    tt_store(tt, key, 4242, -29990, 7, BOUND_EXACT, 3)
-    i = tt_probe(tt, key)
-    assert i >= 0
+    i = tt_store(tt, key, 4242, -29990, 7, BOUND_EXACT, 3, 55)
+    assert tt_probe(tt, key) == i
     e = tt[i]
-    assert (e["move"], e["score"], e["depth"], e["flag"] & 3, e["flag"] >> 2) == (4242, -29990, 7, BOUND_EXACT, 3)
-    # same key, move 0: the old move is kept
-    tt_store(tt, key, 0, 15, 8, BOUND_LOWER, 3)
-    assert tt[i]["move"] == 4242 and tt[i]["score"] == 15
-    # another key on the same slot: a much shallower non-exact store of the same search is refused ...
-    other = np.int64(int(key) + len(tt))
-    tt_store(tt, other, 1, 1, 2, BOUND_UPPER, 3)
-    assert tt_probe(tt, other) == -1 and tt_probe(tt, key) == i
-    # ... but an entry of an older search is replaced
-    tt_store(tt, other, 1, 1, 2, BOUND_UPPER, 4)
-    assert tt_probe(tt, other) == i and tt_probe(tt, key) == -1
-    assert 0 <= hashfull(tt, 4) <= 1000
+    assert (e["move"], e["score"], e["eval"], e["depth"], e["flag"] & 3, e["flag"] >> 2) == \
+        (4242, -29990, 55, 7, BOUND_EXACT, 3)
+    # same key, move 0 and no eval: the old move and eval are kept
+    tt_store(tt, key, 0, 15, 8, BOUND_LOWER, 3, EVAL_NONE)
+    assert tt[i]["move"] == 4242 and tt[i]["score"] == 15 and tt[i]["eval"] == 55
+    # a quiescence (draft 0) result never replaces a deeper one of the same position
+    tt_store(tt, key, 0, -7, 0, BOUND_UPPER, 3, EVAL_NONE)
+    assert tt[i]["score"] == 15 and tt[i]["depth"] == 8
+    # keys of the same bucket live side by side: 3 more fit without evicting anything
+    others = [np.int64(int(key) + k * len(tt)) for k in range(1, 5)]
+    for k, o in enumerate(others[:3]):
+        tt_store(tt, o, 1, 1, 2 + k, BOUND_UPPER, 3, EVAL_NONE)
+    assert all(tt_probe(tt, o) >= 0 for o in others[:3]) and tt_probe(tt, key) == i
+    assert len({tt_probe(tt, o) for o in others[:3]} | {i}) == 4 and max(tt_probe(tt, o) for o in others[:3]) - min(
+        tt_probe(tt, o) for o in others[:3] + [key]) < 4
+    # a full bucket evicts the shallowest entry of the same search ...
+    tt_store(tt, others[3], 1, 1, 5, BOUND_UPPER, 3, EVAL_NONE)
+    assert tt_probe(tt, others[0]) == -1 and tt_probe(tt, key) == i and tt_probe(tt, others[3]) >= 0
+    # ... and an entry of an older search goes before a shallower current one
+    newer = np.int64(int(key) + 9 * len(tt))
+    tt_store(tt, others[2], 1, 1, 1, BOUND_UPPER, 6, EVAL_NONE)       # draft 1, from search 6
+    tt_store(tt, newer, 1, 1, 1, BOUND_UPPER, 6, EVAL_NONE)           # evicts the shallowest search-3 entry
+    assert tt_probe(tt, newer) >= 0 and tt_probe(tt, others[2]) >= 0
+    assert tt_probe(tt, others[1]) == -1                               # draft 3 of search 3 goes
+    assert tt_probe(tt, others[3]) >= 0 and tt_probe(tt, key) == i    # drafts 5 and 8 stay
+    assert 0 <= hashfull(tt, 3) <= 1000
 
 
 def test_hash_size_limits():
@@ -286,14 +301,14 @@ def test_tt_eval_slot_reset_when_slot_changes_hands():
     from search.tt import EVAL_NONE
     tt = tt_alloc(1)
     key = np.int64(0x2468ACE)
-    tt_store(tt, key, 1, 0, 3, BOUND_EXACT, 1)
-    i = tt_probe(tt, key)
-    tt[i]["eval"] = 123
-    tt_store(tt, key, 1, 5, 4, BOUND_EXACT, 1)       # same position: its eval stays valid
-    assert tt[i]["eval"] == 123
-    other = np.int64(int(key) + len(tt))
-    tt_store(tt, other, 1, 0, 9, BOUND_EXACT, 2)     # another position takes the slot
-    assert tt_probe(tt, other) == i and tt[i]["eval"] == EVAL_NONE
+    i = tt_store(tt, key, 1, 0, 3, BOUND_EXACT, 1, 123)
+    tt_store(tt, key, 1, 5, 4, BOUND_EXACT, 1, EVAL_NONE)       # same position: its eval stays valid
+    assert tt_probe(tt, key) == i and tt[i]["eval"] == 123
+    # three more positions of a later search fill the bucket; a fourth takes the oldest entry
+    for k in range(1, 5):
+        tt_store(tt, np.int64(int(key) + k * len(tt)), 1, 0, 9, BOUND_EXACT, 2, EVAL_NONE)
+    other = np.int64(int(key) + 4 * len(tt))
+    assert tt_probe(tt, key) == -1 and tt_probe(tt, other) == i and tt[i]["eval"] == EVAL_NONE
 
 
 @pytest.mark.parametrize("variant,fen,uci,losing", [
@@ -313,7 +328,8 @@ def test_losing_capture_sign(variant, fen, uci, losing):
     pos = Position.from_fen(fen, variant)
     m = pos.parse_uci(uci)
     ev = build_eval(pos.variant.name)
-    assert _losing_capture(pos.board, pos.st, pos.vt, ev, np.int64(m)) == losing
+    ws = np.zeros(64, dtype=np.int32)
+    assert _losing_capture(pos.board, pos.st, pos.vt, ev, ws, np.int64(m)) == losing
 
 
 def test_info_time_after_ponderhit_counts_the_whole_search():
@@ -351,14 +367,19 @@ def test_info_time_after_ponderhit_counts_the_whole_search():
 
 def test_aspiration_fail_infos_carry_bounds():
     """A failed aspiration window gives an info with bound 'lower' (fail high) or 'upper'
-    (fail low) in long searches, as Stockfish does; short searches print none. The
-    position fails its window at depth 4 (the search is deterministic at fixed depth)."""
-    fen = "rnb3nr/1p2k1p1/2pp3p/p3p3/1P2Nb2/5N2/P2PKP1P/R1BQ3R b - - 0 20"
-    pos = Position.from_fen(fen, "chess")
-    s = Searcher(8)
-    s.bound_info_after_ms = 0                  # as if the search had run long
-    _, _, infos = run(pos, Limits(depth=7), s)
-    bounded = [i for i in infos if i["bound"]]
+    (fail low) in long searches, as Stockfish does; short searches print none. Tactical
+    positions are searched until one fails a window (deterministic at fixed depth; the
+    list is long so that a change of search still leaves some that fail)."""
+    fens = ["rnb3nr/1p2k1p1/2pp3p/p3p3/1P2Nb2/5N2/P2PKP1P/R1BQ3R b - - 0 20"] + \
+        [fen for fen, _ in read_epd("chess.epd")][:40]
+    for fen in fens:
+        pos = Position.from_fen(fen, "chess")
+        s = Searcher(8)
+        s.bound_info_after_ms = 0                  # as if the search had run long
+        _, _, infos = run(pos, Limits(depth=7), s)
+        bounded = [i for i in infos if i["bound"]]
+        if bounded:
+            break
     assert bounded and {i["bound"] for i in bounded} <= {"lower", "upper"}
     for i in bounded:
         p = pos.copy()
@@ -392,3 +413,48 @@ def test_one_move_overhead_default():
     from engine.protocol.session import OVERHEAD_DEFAULT
     assert Searcher(1).move_overhead == OVERHEAD_DEFAULT == MOVE_OVERHEAD_DEFAULT
     assert allocate(Limits(movetime=1000), 0) == (1000 - MOVE_OVERHEAD_DEFAULT,) * 2
+
+
+def test_quiet_ordering_uses_counter_move_and_continuation_history():
+    """Quiet moves are ordered killers, then the counter move of the opponent's last move,
+    then by main + continuation history (one and two plies back)."""
+    from search import core as C
+    from search.eval import build_eval
+    pos = Position.from_fen(None, "grand")
+    ev = build_eval("grand")
+    ws = np.zeros(64, dtype=np.int32)
+    moves = np.zeros(512, dtype=np.int32)
+    scores = np.zeros(512, dtype=np.int32)
+    legal = pos.legal_moves()
+    n = len(legal)
+    moves[:n] = legal
+    quiet = [m for m in legal if pos.board[(m >> L.MOVE_TO_SHIFT) & L.SQ_MASK] == 0]
+    hist_h = np.zeros((32, L.NSQ), dtype=np.int32)
+    cont = np.zeros((C.CMH_SIZE, C.CMH_SIZE), dtype=np.int16)
+    k1, cm, liked = quiet[0], quiet[1], quiet[2]
+    c1, c2 = 5, 7                                      # any two earlier moves' indices
+    pc = int(pos.board[liked & L.SQ_MASK])
+    idx = C._cmh_index(pc, (liked >> L.MOVE_TO_SHIFT) & L.SQ_MASK)
+    cont[c2, idx] = 1000                               # our previous move made `liked` good
+    C._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, k1, 0, hist_h, cont,
+                   np.int64(c1), np.int64(c2), cm)
+    sc = {int(moves[i]): int(scores[i]) for i in range(n)}
+    assert sc[k1] == C.ORD_KILLER1 and sc[cm] == C.ORD_COUNTER
+    assert sc[liked] == C.CONT_SCALE * 1000
+    others = [m for m in quiet[3:] if C._cmh_index(int(pos.board[m & L.SQ_MASK]),
+                                                   (m >> L.MOVE_TO_SHIFT) & L.SQ_MASK) != idx]
+    assert sc[k1] > sc[cm] > sc[liked] > max(sc[m] for m in others)   # (piece, target) pairs share a score
+    # with no previous moves (root, null move: -1) continuation history counts nothing
+    C._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
+                   np.int64(-1), np.int64(-1), 0)
+    assert all(int(scores[i]) == 0 for i in range(n) if int(moves[i]) in quiet)
+
+
+def test_cutoffs_fill_counter_moves_and_continuation_history():
+    pos = Position.from_fen(None, "grand")
+    s = Searcher(8)
+    run(pos, Limits(depth=6), s)
+    assert np.count_nonzero(s.state.counter) > 0
+    assert (s.state.cont > 0).any() and (s.state.cont < 0).any()   # rewarded and penalised quiets
+    s.clear_hash()
+    assert not s.state.cont.any() and not s.state.counter.any()

@@ -148,8 +148,25 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
 
     ``mode`` GEN_ALL or GEN_NOISY (captures, promotions). Castling is
     generated only when the king is not in check and does not pass an attacked
-    square (the destination is left to the legality test).
+    square (the destination is left to the legality test). Squares in the
+    variant's board order, each by :func:`gen_square`.
     """
+    cb = st[S_SIDE] << 4
+    n = n0
+    for i in range(vt[V_NSQUARES]):
+        s = vt[V_SQUARES + i]
+        p = board[s]
+        if p == EMPTY or (p & 0x30) != cb:
+            continue
+        n = gen_square(board, st, vt, moves, n, s, mode)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def gen_square(board, st, vt, moves, n, s, mode):
+    """Pseudo-legal moves (``mode`` as :func:`gen_pseudo`) of the side to move's piece on
+    ``s`` appended at ``moves[n:]``; returns the new end. The one generator of every
+    move: :func:`gen_pseudo` calls it per square, :func:`is_legal_move` for one square."""
     us = st[S_SIDE]
     them = 1 - us
     cb = us << 4
@@ -163,76 +180,71 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
     last = height - 1
     fwd = STRIDE if us == WHITE else -STRIDE
     ep = st[S_EP]
-    n = n0
-    for i in range(vt[V_NSQUARES]):
-        s = vt[V_SQUARES + i]
-        p = board[s]
-        if p == EMPTY or (p & 0x30) != cb:
-            continue
-        ty = p & 15
-        if ty == PAWN:
-            r = vt[V_RANK + s]
-            rel = r if us == WHITE else last - r
-            to = s + fwd
-            if board[to] == EMPTY:
-                n = _add_pawn(moves, n, st, vt, s, to, rel + 1, us, False, mode)
-                if rel == vt[V_DOUBLE_RANK] and mode == GEN_ALL and board[to + fwd] == EMPTY:
-                    moves[n] = s | ((to + fwd) << MOVE_TO_SHIFT) | (F_DOUBLE << MOVE_FLAGS_SHIFT)
-                    n += 1
-            for dx in (-1, 1):
-                t = to + dx
-                q = board[t]
-                if q != EMPTY and q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
-                    n = _add_pawn(moves, n, st, vt, s, t, rel + 1, us, True, mode)
-                elif t == ep and ep != 0:
-                    moves[n] = s | (t << MOVE_TO_SHIFT) | (F_EP << MOVE_FLAGS_SHIFT)
-                    n += 1
-        else:
-            base = V_LEAP + ty * 16
-            for j in range(vt[V_LEAP_N + ty]):
-                t = s + vt[base + j]
-                q = board[t]
-                if q == EMPTY:
-                    if mode == GEN_ALL:
-                        moves[n] = s | (t << MOVE_TO_SHIFT)
-                        n += 1
-                elif q != OFF and (q & 0x30) == ce:
-                    if passive and (ty == KNIGHT or q == eknight):
-                        continue
+    p = board[s]
+    ty = p & 15
+    if ty == PAWN:
+        r = vt[V_RANK + s]
+        rel = r if us == WHITE else last - r
+        to = s + fwd
+        if board[to] == EMPTY:
+            n = _add_pawn(moves, n, st, vt, s, to, rel + 1, us, False, mode)
+            if rel == vt[V_DOUBLE_RANK] and mode == GEN_ALL and board[to + fwd] == EMPTY:
+                moves[n] = s | ((to + fwd) << MOVE_TO_SHIFT) | (F_DOUBLE << MOVE_FLAGS_SHIFT)
+                n += 1
+        for dx in (-1, 1):
+            t = to + dx
+            q = board[t]
+            if q != EMPTY and q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
+                n = _add_pawn(moves, n, st, vt, s, t, rel + 1, us, True, mode)
+            elif t == ep and ep != 0:
+                moves[n] = s | (t << MOVE_TO_SHIFT) | (F_EP << MOVE_FLAGS_SHIFT)
+                n += 1
+    else:
+        base = V_LEAP + ty * 16
+        for j in range(vt[V_LEAP_N + ty]):
+            t = s + vt[base + j]
+            q = board[t]
+            if q == EMPTY:
+                if mode == GEN_ALL:
                     moves[n] = s | (t << MOVE_TO_SHIFT)
                     n += 1
-            base = V_SLIDE + ty * 8
-            for j in range(vt[V_SLIDE_N + ty]):
-                off = vt[base + j]
-                t = s + off
-                while board[t] == EMPTY:
-                    if mode == GEN_ALL:
-                        moves[n] = s | (t << MOVE_TO_SHIFT)
-                        n += 1
-                    t += off
-                q = board[t]
-                if q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
-                    moves[n] = s | (t << MOVE_TO_SHIFT)
-                    n += 1
-            if ty == KING and (flags & VF_CASTLING) != 0 and mode == GEN_ALL:
-                n = _gen_castling(board, st, vt, moves, n, s, us)
-        if relay and vt[V_RELAYABLE + ty] != 0 and defended_by_knight(board, s, knight):
-            for o in KNIGHT_OFFSETS:
-                t = s + o
-                q = board[t]
-                if q == OFF:
+            elif q != OFF and (q & 0x30) == ce:
+                if passive and (ty == KNIGHT or q == eknight):
                     continue
-                if ty == PAWN:
-                    rt = vt[V_RANK + t]
-                    if rt == 0 or rt == last:
-                        continue
-                if q == EMPTY:
-                    if mode == GEN_ALL:
-                        moves[n] = s | (t << MOVE_TO_SHIFT)
-                        n += 1
-                elif (q & 0x30) == ce and q != eknight:
+                moves[n] = s | (t << MOVE_TO_SHIFT)
+                n += 1
+        base = V_SLIDE + ty * 8
+        for j in range(vt[V_SLIDE_N + ty]):
+            off = vt[base + j]
+            t = s + off
+            while board[t] == EMPTY:
+                if mode == GEN_ALL:
                     moves[n] = s | (t << MOVE_TO_SHIFT)
                     n += 1
+                t += off
+            q = board[t]
+            if q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
+                moves[n] = s | (t << MOVE_TO_SHIFT)
+                n += 1
+        if ty == KING and (flags & VF_CASTLING) != 0 and mode == GEN_ALL:
+            n = _gen_castling(board, st, vt, moves, n, s, us)
+    if relay and vt[V_RELAYABLE + ty] != 0 and defended_by_knight(board, s, knight):
+        for o in KNIGHT_OFFSETS:
+            t = s + o
+            q = board[t]
+            if q == OFF:
+                continue
+            if ty == PAWN:
+                rt = vt[V_RANK + t]
+                if rt == 0 or rt == last:
+                    continue
+            if q == EMPTY:
+                if mode == GEN_ALL:
+                    moves[n] = s | (t << MOVE_TO_SHIFT)
+                    n += 1
+            elif (q & 0x30) == ce and q != eknight:
+                moves[n] = s | (t << MOVE_TO_SHIFT)
+                n += 1
     return n
 
 
@@ -583,36 +595,81 @@ def gen_legal(board, st, vt, moves, n0, mode):
     one (knights cannot be captured, and the relay depends only on the enemy's
     own pieces), it can only remove one by capturing the relayed piece.
     """
+    us = st[S_SIDE]
+    k = st[S_KSQ + us]
+    if k == 0:
+        return gen_pseudo(board, st, vt, moves, n0, mode)
+    return gen_legal_checked(board, st, vt, moves, n0, mode, is_attacked(board, st, vt, k, 1 - us))
+
+
+@njit(cache=True, nogil=True)
+def gen_legal_checked(board, st, vt, moves, n0, mode, check):
+    """:func:`gen_legal` for a caller that already knows whether the side to move is in
+    check (``check``: bool, exactly ``in_check(board, st, vt)``); the search passes its own
+    test instead of repeating it."""
     n = gen_pseudo(board, st, vt, moves, n0, mode)
     us = st[S_SIDE]
     k = st[S_KSQ + us]
     if k == 0:
         return n
-    check = is_attacked(board, st, vt, k, 1 - us)
     pins = 0 if check else pinned_pieces(board, vt, k, us)
-    kf = vt[V_FILE + k]
-    kr = vt[V_RANK + k]
     j = n0
     for i in range(n0, n):
         m = moves[i]
-        frm = m & SQ_MASK
-        if check and frm != k and (m & MOVE_EP_BIT) == 0:
-            to = (m >> MOVE_TO_SHIFT) & SQ_MASK
-            if board[to] == EMPTY:
-                df = vt[V_FILE + to] - kf
-                dr = vt[V_RANK + to] - kr
-                if df != 0 and dr != 0 and df != dr and df != -dr:
-                    continue        # a quiet move off the king's lines neither captures nor blocks
-        if check or frm == k or (m & MOVE_EP_BIT) != 0:
-            if not _legal_slow(board, st, vt, m):
-                continue
-        elif pins != 0:
-            d = _pin_direction(pins, frm)
-            if d != 0 and not _on_pin_line(board, k, LINE_OFFSETS[d - 1], (m >> MOVE_TO_SHIFT) & SQ_MASK):
-                continue
-        moves[j] = m
-        j += 1
+        if _legal(board, st, vt, m, k, check, pins):
+            moves[j] = m
+            j += 1
     return j
+
+
+@njit(cache=True, nogil=True)
+def _legal(board, st, vt, m, k, check, pins):
+    """The legality test of :func:`gen_legal` for one pseudo-legal move ``m`` of the side
+    to move, its king on ``k`` (not 0), ``check`` and ``pins`` (:func:`pinned_pieces`, 0
+    when in check) computed once per node."""
+    frm = m & SQ_MASK
+    if check and frm != k and (m & MOVE_EP_BIT) == 0:
+        to = (m >> MOVE_TO_SHIFT) & SQ_MASK
+        if board[to] == EMPTY:
+            df = vt[V_FILE + to] - vt[V_FILE + k]
+            dr = vt[V_RANK + to] - vt[V_RANK + k]
+            if df != 0 and dr != 0 and df != dr and df != -dr:
+                return False        # a quiet move off the king's lines neither captures nor blocks
+    if check or frm == k or (m & MOVE_EP_BIT) != 0:
+        return _legal_slow(board, st, vt, m)
+    if pins != 0:
+        d = _pin_direction(pins, frm)
+        if d != 0 and not _on_pin_line(board, k, LINE_OFFSETS[d - 1], (m >> MOVE_TO_SHIFT) & SQ_MASK):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def is_legal_move(board, st, vt, m, check, moves, n0):
+    """True if the packed move ``m`` (any int: a TT hint may be stale or torn) is a legal
+    move of the side to move; ``check`` as :func:`gen_legal_checked`. Exact: it is
+    generated by :func:`gen_square` for its from-square (``moves[n0:]`` is scratch) and
+    passes the test of :func:`gen_legal`. Lets the search play a TT move before any
+    generation (Stockfish's ``Position::pseudo_legal`` + ``legal``)."""
+    if m <= 0:
+        return False
+    frm = m & SQ_MASK
+    p = board[frm]
+    if p == EMPTY or p == OFF or (p & 0x30) != (st[S_SIDE] << 4):
+        return False
+    n = gen_square(board, st, vt, moves, n0, frm, np.int64(GEN_ALL))   # not a literal: one compiled copy
+    found = False
+    for i in range(n0, n):
+        if moves[i] == m:
+            found = True
+            break
+    if not found:
+        return False
+    us = st[S_SIDE]
+    k = st[S_KSQ + us]
+    if k == 0:
+        return True
+    return _legal(board, st, vt, m, k, check, 0 if check else pinned_pieces(board, vt, k, us))
 
 
 @njit(cache=True, nogil=True)
