@@ -30,10 +30,12 @@ is single-threaded).
 
 Races, on purpose: TT entries are written field by field without a lock, so a
 thread can read an entry another thread is writing (a torn entry: the key of
-one position with the move or score of another). The harm is bounded: the TT
-move only orders the generated legal moves (a move that is not among them is
-never played), and a wrong score or bound gives at worst a rare wrong cutoff,
-as a key collision would. The node counters of the helpers are read while they
+one position with the move, score or cached eval of another). The harm is
+bounded: a TT move is searched before move generation only once
+``is_legal_move`` accepts it in this position, and otherwise it only orders the
+generated legal moves (an illegal move is never played); a wrong score, bound or
+eval gives at worst a rare wrong cutoff or pruning decision, as a key collision
+would. The node counters of the helpers are read while they
 count (an ``int64`` read: at worst a count a few nodes old).
 """
 from __future__ import annotations
@@ -213,6 +215,8 @@ class Searcher:
             self._state.clear()
         for h in self._helper_states:   # (their tt is the main one's, cleared above)
             h.hist_h[:] = 0
+            h.cont[:] = 0
+            h.counter[:] = 0
             h.killers[:] = 0
 
     def warm_up(self) -> None:
