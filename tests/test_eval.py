@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from engine.rules.position import Position
-from search.eval import build_eval, evaluate
+from search.eval import build_eval, evaluate, EV_W, W_TEMPO
 from tests.conftest import random_positions
 
 from tests.conftest import VARIANTS
@@ -53,7 +53,7 @@ def test_eval_symmetry_random(variant):
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_start_position_balanced(variant):
     pos = Position.from_fen(None, variant)
-    tempo = int(build_eval(variant)[-16 + 8])
+    tempo = int(build_eval(variant)[EV_W + W_TEMPO])
     assert ev_of(pos) == tempo  # symmetric start: only the side-to-move tempo remains
 
 
