@@ -32,7 +32,7 @@ from engine.rules.layout import (field_offsets, NTYPES, MOVE_TO_SHIFT, MOVE_PROM
                                  MOVE_EP_BIT, U_MOVE, NSQ, KING, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, MARSHAL, CARDINAL, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
                            V_FLAGS, VF_RELAY)
 from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal_checked, is_legal_move, make_move, unmake_move, make_null,
-                            unmake_null, in_check, insufficient_material, is_attacked)
+                            unmake_null, in_check, insufficient_material, is_attacked, repetition_floor)
 from engine.rules.checks import gives_check
 from engine.rules.see import see_ge
 from .eval import evaluate, EV_PST_MG, EV_SEE
@@ -265,9 +265,7 @@ def _is_draw(board, st, hist, vt, info, ply):
     if insufficient_material(board, st, vt):
         return True
     gp = st[S_PLY]
-    lo = gp - st[S_HALFMOVE]
-    if lo < 0:
-        lo = 0
+    lo = repetition_floor(st, vt)
     h = st[S_HASH]
     root = info[I_ROOTPLY]
     cnt = 0

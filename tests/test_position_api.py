@@ -2,6 +2,7 @@
 import pytest
 
 from engine.rules.position import Position
+from engine.rules import layout as L
 
 
 def test_push_rejects_a_move_that_is_not_legal():
@@ -54,3 +55,23 @@ def test_perft_rejects_negative_depth():
     with pytest.raises(ValueError):
         pos.divide(0)
     assert pos.perft(0) == 1
+
+
+def test_knightrelay_repetition_across_relayed_pawn_jumps():
+    """knightrelay.md: repetition is orthodox, and a relayed pawn jump resets the 50-move
+    counter. A relayed pawn can jump back (c3-a4-c3, relayed by the knights on e2 and b2),
+    so the same position three times is a draw even though every repeat crossed a pawn
+    move: the repetition window is not cut at the counter's reset there."""
+    p = Position.from_fen("4k3/8/8/8/8/2P5/1N2N3/4K3 w - - 0 1", "knightrelay")
+    seen = []
+    for mv in "c3a4 e8d8 a4c3 d8e8 c3a4 e8d8 a4c3 d8e8".split():
+        p.push_uci(mv)
+        seen.append(p.status())
+        if mv in ("c3a4", "a4c3"):
+            assert p.st[L.S_HALFMOVE] == 0          # a relayed pawn jump is a pawn move
+    assert seen[:-1] == ["ongoing"] * 7 and seen[-1] == "repetition"
+    # orthodox chess keeps the cheap window: a pawn step can never be undone
+    c = Position.from_fen("4k3/8/8/8/8/2P5/8/4K3 w - - 0 1", "chess")
+    for mv in "e1d1 e8d8 d1e1 d8e8 c3c4 e8d8 e1d1 d8e8 d1e1".split():
+        c.push_uci(mv)
+    assert c.status() == "ongoing"

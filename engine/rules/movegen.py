@@ -736,14 +736,25 @@ def insufficient_material(board, st, vt):
 
 
 @njit(cache=True, nogil=True)
-def repetitions(st, hist):
+def repetition_floor(st, vt):
+    """The oldest ply whose position can recur now: the last reset of the 50-move
+    counter (a pawn move or capture cannot be undone), except with ``VF_RELAY``: a
+    relayed pawn jump resets the counter but can be undone by jumping back
+    (``variants/rules/knightrelay.md``: repetition is orthodox, the same position three
+    times), so there the whole stored game counts."""
+    if (vt[V_FLAGS] & VF_RELAY) != 0:
+        return 0
+    lo = st[S_PLY] - st[S_HALFMOVE]
+    return lo if lo > 0 else 0
+
+
+@njit(cache=True, nogil=True)
+def repetitions(st, hist, vt):
     """How many earlier positions in the game equal the current one (same key, same side to move)."""
     ply = st[S_PLY]
     h = hist[ply]
     count = 0
-    lo = ply - st[S_HALFMOVE]
-    if lo < 0:
-        lo = 0
+    lo = repetition_floor(st, vt)
     i = ply - 2
     while i >= lo:
         if hist[i] == h:

@@ -194,7 +194,7 @@ class Position:
             return "insufficient"
         if self.st[L.S_HALFMOVE] >= 100:
             return "fifty"
-        if G.repetitions(self.st, self.hist) >= 2:
+        if G.repetitions(self.st, self.hist, self.vt) >= 2:
             return "repetition"
         return "ongoing"
 
@@ -242,8 +242,9 @@ class Position:
 
         At most ``REBASE_KEEP`` plies are kept, so the undo stack never overflows
         even when the 50-move counter runs far past 100 (a GUI may play on);
-        repetitions older than that are no longer seen."""
-        keep = int(min(self.st[L.S_HALFMOVE], self.ply, REBASE_KEEP))
+        repetitions older than that are no longer seen. Older than
+        :func:`engine.rules.movegen.repetition_floor` nothing is needed."""
+        keep = int(min(self.ply - G.repetition_floor(self.st, self.vt), REBASE_KEEP))
         ply = self.ply
         self.hist[: keep + 1] = self.hist[ply - keep: ply + 1].copy()
         self.stack[:keep] = self.stack[ply - keep: ply].copy()
