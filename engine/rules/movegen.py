@@ -158,7 +158,7 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
         p = board[s]
         if p == EMPTY or (p & 0x30) != cb:
             continue
-        n = gen_square(board, st, vt, moves, n, s, mode)
+        n = gen_square(board, st, vt, moves, n, np.int64(s), mode)   # int64, as is_legal_move passes it: one compiled copy
     return n
 
 
