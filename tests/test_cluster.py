@@ -300,6 +300,21 @@ def local_argv(pgn, games=12, extra=()):
             "--ready-timeout", "120", "--handshake-timeout", "120", *extra]
 
 
+def _ctrl_c_when(p, ready, why_ended):
+    """Wait (at most HANG s) until ``ready()``, then send the match process ``p`` Ctrl-C
+    (SIGINT) and check it exits with status 130; fails with ``why_ended()`` if the match
+    ends first."""
+    deadline = time.monotonic() + HANG
+    while time.monotonic() < deadline:
+        if ready():
+            break
+        if p.poll() is not None:
+            pytest.fail(why_ended())
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=HANG) == 130
+
+
 def test_local_ctrl_c_then_resume_repairs_the_pgn(tmp_path):
     pgn, jpath = tmp_path / "l.pgn", tmp_path / "l.jsonl"
     pgn.write_text("")        # an existing file: the match appends to it
@@ -309,15 +324,8 @@ def test_local_ctrl_c_then_resume_repairs_the_pgn(tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "engine", "match", *argv], cwd=ROOT, env=_env(),
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + HANG
-        while time.monotonic() < deadline:
-            if os.path.exists(jpath) and sum(ln["type"] == "pair" for ln in journal_lines(jpath)) >= 2:
-                break
-            if p.poll() is not None:
-                pytest.fail("the match ended before Ctrl-C: " + p.stderr.read())
-            time.sleep(0.05)
-        p.send_signal(signal.SIGINT)
-        assert p.wait(timeout=HANG) == 130
+        _ctrl_c_when(p, lambda: os.path.exists(jpath) and sum(ln["type"] == "pair" for ln in journal_lines(jpath)) >= 2,
+                     lambda: "the match ended before Ctrl-C: " + p.stderr.read())
     finally:
         if p.poll() is None:
             p.kill()
@@ -372,18 +380,13 @@ def test_local_ctrl_c_keeps_the_finished_game_of_an_unfinished_pair(tmp_path):
                           "--depth", "1", "--games", "2", "--pgn", str(pgn), "--no-progress", "--debug",
                           "--resign", "movecount=2", "score=800"],
                          cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=errf)
-    try:
-        deadline = time.monotonic() + HANG
+    def hang_asked_to_move_in_round_2():
         # round 2: the hanging engine has White and has been asked to move
-        while time.monotonic() < deadline:
-            text = errp.read_text()
-            if text.count("Hang > ucinewgame") >= 2 and "Hang > go" in text.split("Hang > ucinewgame")[2]:
-                break
-            if p.poll() is not None:
-                pytest.fail("the match ended: " + text[-2000:])
-            time.sleep(0.05)
-        p.send_signal(signal.SIGINT)
-        assert p.wait(timeout=HANG) == 130
+        text = errp.read_text()
+        return text.count("Hang > ucinewgame") >= 2 and "Hang > go" in text.split("Hang > ucinewgame")[2]
+
+    try:
+        _ctrl_c_when(p, hang_asked_to_move_in_round_2, lambda: "the match ended: " + errp.read_text()[-2000:])
     finally:
         if p.poll() is None:
             p.kill()

@@ -503,17 +503,15 @@ def test_run_in_process_with_injected_searcher():
 
 
 
-def test_move_before_the_search_is_compiled(monkeypatch):
-    """A cold start on a machine too busy to finish the compile within the ping window:
-    readyok comes once the rules core is loaded, and a move needed before the search is
-    compiled is a quick one-ply choice (here the mate in one), announced on an error
-    line; once the search is ready it is used."""
-    import io
+def _slow_compile(monkeypatch, ping_wait):
+    """A searcher whose compile (``warm_up``) lasts until ``release`` is set, with the
+    session's handshake wait cut to 0 and its ping wait to ``ping_wait`` seconds.
+    Returns ``(release, made, factory)``: ``factory(hash_mb)`` builds one and appends
+    it to ``made``."""
     import threading as th
     from engine.protocol import session
-    from engine.protocol.loop import run
     monkeypatch.setattr(session, "HANDSHAKE_WAIT", 0.0)
-    monkeypatch.setattr(session, "PING_WAIT", 0.2)
+    monkeypatch.setattr(session, "PING_WAIT", ping_wait)
     release = th.Event()
 
     class SlowToCompile(FakeSearcher):
@@ -526,6 +524,17 @@ def test_move_before_the_search_is_compiled(monkeypatch):
         made.append(SlowToCompile(hash_mb))
         return made[-1]
 
+    return release, made, factory
+
+
+def test_move_before_the_search_is_compiled(monkeypatch):
+    """A cold start on a machine too busy to finish the compile within the ping window:
+    readyok comes once the rules core is loaded, and a move needed before the search is
+    compiled is a quick one-ply choice (here the mate in one), announced on an error
+    line; once the search is ready it is used."""
+    import io
+    from engine.protocol.loop import run
+    release, made, factory = _slow_compile(monkeypatch, ping_wait=0.2)
     inp = io.BytesIO(b"uci\nisready\nsetoption name UCI_Variant value chess\n"
                      b"position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo wtime 1000 btime 1000\nquit\n")
     out = io.StringIO()
@@ -541,22 +550,12 @@ def test_move_before_the_search_is_compiled(monkeypatch):
 def test_search_waits_for_the_compile_when_the_clock_allows(monkeypatch):
     import io
     import threading as th
-    from engine.protocol import session
     from engine.protocol.loop import run
-    monkeypatch.setattr(session, "HANDSHAKE_WAIT", 0.0)
-    monkeypatch.setattr(session, "PING_WAIT", 0.1)
-    release = th.Event()
-
-    class SlowToCompile(FakeSearcher):
-        def warm_up(self):
-            release.wait(30)
-
-    made = []
+    release, made, make = _slow_compile(monkeypatch, ping_wait=0.1)
 
     def factory(hash_mb):
-        made.append(SlowToCompile(hash_mb))
         th.Timer(0.5, release.set).start()      # the compile ends half a second later
-        return made[-1]
+        return make(hash_mb)
 
     import os
     import time as _time
