@@ -240,8 +240,9 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
 @njit(cache=True, nogil=True)
 def gen_square(board, st, vt, moves, n, s, mode):
     """Pseudo-legal moves (``mode`` as :func:`gen_pseudo`) of the side to move's piece on
-    ``s`` appended at ``moves[n:]``; returns the new end. The one generator of every
-    move: :func:`gen_pseudo` calls it per square, :func:`is_legal_move` for one square."""
+    ``s`` appended at ``moves[n:]``; returns the new end. For :func:`is_legal_move`.
+    Its twin is :func:`gen_pseudo`'s loop body, written out there for speed: a change
+    to one must be made to both (tests/test_legal_filter.py compares them on every move)."""
     us = st[S_SIDE]
     them = 1 - us
     cb = us << 4
@@ -718,7 +719,8 @@ def gen_legal_checked(board, st, vt, moves, n0, mode, check):
 def _legal(board, st, vt, m, k, check, pins):
     """The legality test of :func:`gen_legal` for one pseudo-legal move ``m`` of the side
     to move, its king on ``k`` (not 0), ``check`` and ``pins`` (:func:`pinned_pieces`, 0
-    when in check) computed once per node."""
+    when in check) computed once per node. For :func:`is_legal_move`; its twin is
+    written out in :func:`gen_legal_checked`'s loop for speed (change both)."""
     frm = m & SQ_MASK
     if check and frm != k and (m & MOVE_EP_BIT) == 0:
         to = (m >> MOVE_TO_SHIFT) & SQ_MASK
