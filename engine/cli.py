@@ -7,6 +7,8 @@ Sub-commands:
     cardinal bench [--variant V] [--depth D]     search node-count signature
     cardinal bench perft|epd|startup|smp ...     benchmark suites (see bench/; smp: 1 vs N threads, time to depth)
     cardinal match ...                           engine-vs-engine matches (bench/match.py)
+    cardinal tune --variant V                    Texel tuning: self-play data, then fit variants/weights/V.json
+    cardinal tune datagen|fit ...                the two steps alone (bench/tune.py)
     cardinal warmup                              compile and cache every numba function
     cardinal serve [--host H] [--port P] [--open] [--max-engines N]   browser board (engine/web/)
 
@@ -82,6 +84,113 @@ def _match(argv) -> int:
     return main(argv)
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse with a one-line error (status 2) instead of the usage text."""
+
+    def error(self, message):
+        print(f"error: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _tune_args(ap, step: str) -> None:
+    ap.add_argument("--variant", required=True, help=f"{', '.join(variants.all_names())}")
+    ap.add_argument("--seed", type=int, default=1, help="random seed: opening order and node jitter "
+                    "(datagen), train/validation split (fit) (default 1)")
+    if step in ("datagen", "all"):
+        ap.add_argument("--games", type=int, default=None, help="games in the data file (default %(default)s: "
+                        "the tuner's DEFAULT_GAMES); an existing file is continued up to this many")
+        ap.add_argument("--nodes", type=int, default=None, help="node limit per move (default: DEFAULT_NODES)")
+        ap.add_argument("--concurrency", type=int, default=None, help="worker processes (default: 2, or 1 on one core)")
+        ap.add_argument("--openings", default=None, metavar="EPD",
+                        help="start positions (default: bench/suites/openings-<variant>.epd)")
+    if step == "datagen":
+        ap.add_argument("--out", default=None, metavar="FILE", help="data file (default tune-data/<variant>.txt)")
+    if step == "fit":
+        ap.add_argument("--data", required=True, metavar="FILE", help="data file written by cardinal tune datagen")
+    if step in ("fit", "all"):
+        if step == "all":
+            ap.add_argument("--data", default=None, metavar="FILE", help="data file (default tune-data/<variant>.txt)")
+        ap.add_argument("--out", default=None, metavar="FILE", help="weights file (default variants/weights/<variant>.json)")
+        ap.add_argument("--val", type=float, default=None, help="validation fraction of the games (default 0.1)")
+        ap.add_argument("--max-iter", type=int, default=None, help="L-BFGS-B iterations (default 400)")
+        ap.add_argument("--lambda", dest="lam", type=float, default=None,
+                        help="target = lambda * result + (1 - lambda) * sigmoid(search score) (default 1.0)")
+        ap.add_argument("--l2", type=float, default=None, help="L2 penalty towards the starting weights, "
+                        "per pawn squared (default 1e-5)")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar (there is none off a terminal)")
+
+
+def _tune_check(a, T) -> str | None:
+    """The first problem with the options, as an error line (None: fine)."""
+    for name, lo, hi in (("games", 1, 10_000_000), ("nodes", 1, 100_000_000), ("concurrency", 1, 64),
+                         ("max_iter", 1, 1_000_000)):
+        v = getattr(a, name, None)
+        if v is not None and not lo <= v <= hi:
+            return f"--{name.replace('_', '-')} must be {lo}..{hi}, not {v}"
+    for name, lo, hi in (("val", 0.0, 0.9), ("lam", 0.0, 1.0), ("l2", 0.0, 1e6)):
+        v = getattr(a, name, None)
+        if v is not None and not (lo <= v <= hi):
+            flag = "lambda" if name == "lam" else name
+            return f"--{flag} must be in {lo:g}..{hi:g}, not {v}"
+    return None
+
+
+def _tune(argv) -> int:
+    import os
+    step = argv[0] if argv and argv[0] in ("datagen", "fit") else "all"
+    rest = argv[1:] if step != "all" else argv
+    prog = "cardinal tune" + ("" if step == "all" else " " + step)
+    desc = {"all": "Texel tuning: self-play data (datagen) then the fit, writing variants/weights/<variant>.json.",
+            "datagen": "Self-play games with a node limit; appends whole games of quiet positions to the data file.",
+            "fit": "Fit K, then the mg/eg weights (L-BFGS-B) on a data file; writes the weights file."}[step]
+    ap = _OneLineParser(prog=prog, description=desc)
+    _tune_args(ap, step)
+    a = ap.parse_args(rest)
+    try:
+        variant = variants.get(a.variant).name
+    except KeyError as e:
+        print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
+        return 2
+    from bench import tune as T
+    err = _tune_check(a, T)
+    if err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    progress = not a.no_progress
+    rc = 0
+    try:
+        if step in ("datagen", "all"):
+            out = (a.out if step == "datagen" else a.data) or T.default_data_path(variant)
+            games = a.games or T.DEFAULT_GAMES
+            conc = a.concurrency or max(1, min(2, os.cpu_count() or 1))
+            r = T.datagen(variant, games, out, nodes=a.nodes or T.DEFAULT_NODES, concurrency=conc, seed=a.seed,
+                          openings=a.openings, progress=progress)
+            rate = r.games_new / max(r.seconds, 1e-9) * 60
+            print(f"datagen: {r.path}: {r.games_done}/{games} games ({r.games_new} new, {r.positions_new} positions) "
+                  f"in {r.seconds:.0f} s ({rate:.1f} games/min)")
+            if r.interrupted:
+                print(f"interrupted: {r.games_done} finished games kept in {r.path}", file=sys.stderr)
+                return 130
+        if step in ("fit", "all"):
+            data = a.data or T.default_data_path(variant)
+            rep = T.fit(variant, data, out=a.out, seed=a.seed,
+                        val=T.DEFAULT_VAL if a.val is None else a.val,
+                        max_iter=a.max_iter or T.DEFAULT_MAX_ITER,
+                        lam=T.DEFAULT_LAMBDA if a.lam is None else a.lam,
+                        l2=T.DEFAULT_L2 if a.l2 is None else a.l2, progress=progress)
+            T.print_report(rep)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return rc
+
+
 def _warmup(argv) -> int:
     from engine.warmup import main
     return main(argv)
@@ -92,7 +201,7 @@ def _serve(argv) -> int:
     return main(argv)
 
 
-COMMANDS = {"perft": _perft, "bench": _bench, "match": _match, "warmup": _warmup, "serve": _serve}
+COMMANDS = {"perft": _perft, "bench": _bench, "match": _match, "tune": _tune, "warmup": _warmup, "serve": _serve}
 
 
 def main(argv=None) -> int:
