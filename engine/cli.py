@@ -92,14 +92,14 @@ class _OneLineParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _tune_args(ap, step: str) -> None:
+def _tune_args(ap, step: str, T) -> None:
     ap.add_argument("--variant", required=True, help=f"{', '.join(variants.all_names())}")
     ap.add_argument("--seed", type=int, default=1, help="random seed: opening order and node jitter "
                     "(datagen), train/validation split (fit) (default 1)")
     if step in ("datagen", "all"):
-        ap.add_argument("--games", type=int, default=None, help="games in the data file (default %(default)s: "
-                        "the tuner's DEFAULT_GAMES); an existing file is continued up to this many")
-        ap.add_argument("--nodes", type=int, default=None, help="node limit per move (default: DEFAULT_NODES)")
+        ap.add_argument("--games", type=int, default=None, help=f"games in the data file (default {T.DEFAULT_GAMES}); "
+                        "an existing file is continued up to this many")
+        ap.add_argument("--nodes", type=int, default=None, help=f"node limit per move (default {T.DEFAULT_NODES})")
         ap.add_argument("--concurrency", type=int, default=None, help="worker processes (default: 2, or 1 on one core)")
         ap.add_argument("--openings", default=None, metavar="EPD",
                         help="start positions (default: bench/suites/openings-<variant>.epd)")
@@ -111,16 +111,16 @@ def _tune_args(ap, step: str) -> None:
         if step == "all":
             ap.add_argument("--data", default=None, metavar="FILE", help="data file (default tune-data/<variant>.txt)")
         ap.add_argument("--out", default=None, metavar="FILE", help="weights file (default variants/weights/<variant>.json)")
-        ap.add_argument("--val", type=float, default=None, help="validation fraction of the games (default 0.1)")
-        ap.add_argument("--max-iter", type=int, default=None, help="L-BFGS-B iterations (default 400)")
+        ap.add_argument("--val", type=float, default=None, help=f"validation fraction of the games (default {T.DEFAULT_VAL})")
+        ap.add_argument("--max-iter", type=int, default=None, help=f"L-BFGS-B iterations (default {T.DEFAULT_MAX_ITER})")
         ap.add_argument("--lambda", dest="lam", type=float, default=None,
-                        help="target = lambda * result + (1 - lambda) * sigmoid(search score) (default 1.0)")
+                        help=f"target = lambda * result + (1 - lambda) * sigmoid(search score) (default {T.DEFAULT_LAMBDA})")
         ap.add_argument("--l2", type=float, default=None, help="L2 penalty towards the starting weights, "
-                        "per pawn squared (default 1e-5)")
+                        f"per pawn squared (default {T.DEFAULT_L2:g})")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar (there is none off a terminal)")
 
 
-def _tune_check(a, T) -> str | None:
+def _tune_check(a) -> str | None:
     """The first problem with the options, as an error line (None: fine)."""
     for name, lo, hi in (("games", 1, 10_000_000), ("nodes", 1, 100_000_000), ("concurrency", 1, 64),
                          ("max_iter", 1, 1_000_000)):
@@ -143,16 +143,16 @@ def _tune(argv) -> int:
     desc = {"all": "Texel tuning: self-play data (datagen) then the fit, writing variants/weights/<variant>.json.",
             "datagen": "Self-play games with a node limit; appends whole games of quiet positions to the data file.",
             "fit": "Fit K, then the mg/eg weights (L-BFGS-B) on a data file; writes the weights file."}[step]
+    from bench import tune as T
     ap = _OneLineParser(prog=prog, description=desc)
-    _tune_args(ap, step)
+    _tune_args(ap, step, T)
     a = ap.parse_args(rest)
     try:
         variant = variants.get(a.variant).name
     except KeyError as e:
         print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
         return 2
-    from bench import tune as T
-    err = _tune_check(a, T)
+    err = _tune_check(a)
     if err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -1,0 +1,304 @@
+"""Texel tuning (bench/tune.py, ``cardinal tune``): the fitter recovers known weights on
+synthetic data, a fit on real self-play data lowers the loss and writes a weights file
+that loads back, datagen's resume / Ctrl-C semantics, the quiet filter, White-POV
+results and scores, and bad command lines (exit status 2, one line, no traceback)."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from bench import tune as T
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(*args, timeout=120):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def searcher():
+    from search.driver import Searcher
+    return Searcher(4)
+
+
+# ------------------------------------------------------------------ the fitter
+
+def _synthetic(n=40000, nf=6, total=24, K=1.3, seed=5):
+    rng = np.random.default_rng(seed)
+    F = rng.integers(-2, 3, size=(n, nf)).astype(np.float64)
+    F[:, -1] = rng.choice([-1.0, 1.0], size=n)            # a tempo-like feature
+    phase = rng.integers(0, total + 1, size=n).astype(np.float64)
+    w_mg = np.array([100.0, 300.0, -50.0, 0.0, 200.0, 15.0])[:nf]
+    w_eg = np.array([150.0, 250.0, -20.0, 80.0, 120.0, 5.0])[:nf]
+    m = T.Model(sp.csr_matrix(F), phase, total)
+    y = (rng.random(n) < T.sigmoid(m.scores(w_mg, w_eg), K)).astype(np.float64)
+    return m, y, w_mg, w_eg, K
+
+
+def test_sigmoid_is_texel_logistic():
+    assert T.sigmoid(0.0, 1.0) == pytest.approx(0.5)
+    assert T.sigmoid(400.0, 1.0) == pytest.approx(1 / (1 + 10 ** -1))
+    assert T.sigmoid(-200.0, 2.0) == pytest.approx(1 / (1 + 10 ** 1))
+
+
+def test_gradient_matches_finite_differences():
+    m, y, w_mg, w_eg, K = _synthetic(n=2000)
+    rng = np.random.default_rng(1)
+    a, b = w_mg + rng.normal(0, 30, len(w_mg)), w_eg + rng.normal(0, 30, len(w_eg))
+    _, gm, ge = m.loss_grad(a, b, K, y)
+    h = 1e-3
+    for i in range(len(a)):
+        d = np.zeros(len(a))
+        d[i] = h
+        num_m = (m.loss(a + d, b, K, y) - m.loss(a - d, b, K, y)) / (2 * h)
+        num_e = (m.loss(a, b + d, K, y) - m.loss(a, b - d, K, y)) / (2 * h)
+        assert gm[i] == pytest.approx(num_m, rel=1e-4, abs=1e-12)
+        assert ge[i] == pytest.approx(num_e, rel=1e-4, abs=1e-12)
+
+
+def test_fit_recovers_known_k_and_weights():
+    m, y, w_mg, w_eg, K = _synthetic()
+    # K with the true weights
+    assert T.fit_k(m, w_mg, w_eg, y) == pytest.approx(K, abs=0.08)
+    # weights from a far start (all zero except a frozen feature), K known
+    free = np.array([True, True, True, True, True, True])
+    free_mg = free.copy()
+    free_mg[3] = False                       # frozen: keeps its start value
+    w0m = np.zeros(6)
+    w0m[3] = 0.0
+    w0e = np.zeros(6)
+    bounds = [(0, None)] * 5 + [(None, None)]
+    bounds[2] = (None, 0)
+    r = T.fit_weights(m, y, K, w0m, w0e, free_mg, free, bounds, bounds, l2=0.0, max_iter=500)
+    assert r.converged, r.message
+    assert r.w_mg[3] == 0.0
+    np.testing.assert_allclose(r.w_mg, w_mg, atol=12)
+    np.testing.assert_allclose(r.w_eg, w_eg, atol=12)
+    assert m.loss(r.w_mg, r.w_eg, K, y) <= m.loss(w_mg, w_eg, K, y) + 1e-6
+
+
+def test_fit_respects_bounds_and_l2():
+    m, y, w_mg, w_eg, K = _synthetic(n=5000)
+    free = np.ones(6, dtype=bool)
+    # feature 2 is really negative: bounded at >= 0 it ends on the bound
+    b = [(0, None)] * 6
+    r = T.fit_weights(m, y, K, np.zeros(6), np.zeros(6), free, free, b, b, l2=0.0)
+    assert r.w_mg[2] == pytest.approx(0.0, abs=1e-6) and r.w_eg[2] == pytest.approx(0.0, abs=1e-6)
+    # a huge L2 penalty keeps the weights at the start
+    w0 = np.full(6, 50.0)
+    r = T.fit_weights(m, y, K, w0, w0, free, free, None, None, l2=1e6)
+    np.testing.assert_allclose(r.w_mg, w0, atol=0.5)
+
+
+def test_split_by_game_is_seeded_and_keeps_games_whole():
+    game = np.repeat(np.arange(50), 7)
+    a = T.split_by_game(game, 0.2, 3)
+    assert np.array_equal(a, T.split_by_game(game, 0.2, 3))
+    assert len(np.unique(game[a])) == 10
+    assert not set(game[a]) & set(game[~a])
+    assert not np.array_equal(a, T.split_by_game(game, 0.2, 4))
+
+
+# ------------------------------------------------------------------ datagen
+
+def _lines(path, kind):
+    with open(path, encoding="utf-8") as fh:
+        return [ln.rstrip("\n").split("\t") for ln in fh if ln.startswith(kind + "\t")]
+
+
+def test_datagen_resume_and_interrupt(tmp_path):
+    one = str(tmp_path / "one.txt")
+    r = T.datagen("knightrelay", 3, one, nodes=300, progress=False)
+    assert (r.games_done, r.games_new) == (3, 3) and not r.interrupted
+    two = str(tmp_path / "two.txt")
+    T.datagen("knightrelay", 2, two, nodes=300, progress=False)
+    first = open(two, "rb").read()
+    r = T.datagen("knightrelay", 3, two, nodes=300, progress=False)
+    assert (r.games_done, r.games_new) == (3, 1)
+    data = open(two, "rb").read()
+    assert data.startswith(first)                          # the first two games unchanged
+    assert [g[1] for g in _lines(two, "G")] == ["0", "1", "2"]
+    assert data == open(one, "rb").read()                  # reproducible: same games as in one go
+    # nothing to do: unchanged
+    r = T.datagen("knightrelay", 3, two, nodes=300, progress=False)
+    assert r.games_new == 0 and open(two, "rb").read() == data
+    # a crash in the middle of writing a game: its lines are dropped, the game is played again
+    with open(two, "a", encoding="utf-8") as fh:
+        fh.write("P\trnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\t1\t5\t3\t9\nP\tr")
+    ds = T.read_data(two, "knightrelay")
+    assert 3 not in set(ds.game)
+    r = T.datagen("knightrelay", 4, two, nodes=300, progress=False)
+    assert r.games_new == 1
+    assert open(two, "rb").read().startswith(data) and [g[1] for g in _lines(two, "G")] == ["0", "1", "2", "3"]
+
+    # Ctrl-C after the first finished game: it is kept, the rest are not written
+    three = str(tmp_path / "three.txt")
+
+    def stop(g):
+        raise KeyboardInterrupt
+    r = T.datagen("knightrelay", 3, three, nodes=300, progress=False, log=stop)
+    assert r.interrupted and r.games_done == 1
+    assert [g[1] for g in _lines(three, "G")] == ["0"]
+    # other settings on the same file: refused
+    with pytest.raises(ValueError, match="nodes"):
+        T.datagen("knightrelay", 3, three, nodes=301, progress=False)
+
+
+def test_recorded_positions_are_quiet_and_results_white_pov(tmp_path):
+    from engine.rules.position import Position
+    out = str(tmp_path / "g.txt")
+    T.datagen("grand", 4, out, nodes=300, progress=False)
+    games = {g[1]: g for g in _lines(out, "G")}
+    assert len(games) == 4
+    draws = {"stalemate", "repetition", "fifty", "insufficient", "adj-draw", "max-plies"}
+    for gid, g in games.items():
+        res, term = float(g[2]), g[4]
+        assert (res == 0.5) == (term in draws), g
+    pos_lines = _lines(out, "P")
+    assert pos_lines
+    for _, fen, res, score, gid, ply in pos_lines:
+        assert res == games[gid][2]                     # every position carries its game's result
+        assert int(ply) >= T.SKIP_PLIES and abs(int(score)) <= T.MAX_RECORD_CP
+        assert not Position.from_fen(fen, "grand").is_check()
+    # the mirrored opening: odd games start from the colour-swapped position
+    assert games["1"][5] == games["0"][5] + " (mirrored)"
+
+
+def test_results_and_scores_are_white_pov(searcher, monkeypatch):
+    # White mates in one / Black mates in one
+    g = T.play_game(searcher, "chess", 0, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "w", 200, 1)
+    assert (g.result, g.termination, g.plies) == (1.0, "checkmate", 1)
+    g = T.play_game(searcher, "chess", 0, "r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1", "b", 200, 1)
+    assert (g.result, g.termination, g.plies) == (0.0, "checkmate", 1)
+    # Black a queen up: adjudicated as Black's win, White-POV scores negative whoever is to move
+    monkeypatch.setattr(T, "SKIP_PLIES", 0)
+    g = T.play_game(searcher, "chess", 0, "3qk3/pppp4/8/8/8/8/PPPP4/4K3 w - - 0 1", "q", 300, 1)
+    assert (g.termination, g.result, g.plies) == ("adj-win", 0.0, T.WIN_PLIES - 1)
+    assert len(g.positions) >= 3 and all(sc < -300 for _, sc, _ in g.positions)
+    assert {p[0].split()[1] for p in g.positions} == {"w", "b"}
+
+
+def test_mirror_fen():
+    f = "r3k2r/pp3ppp/8/3pP3/8/8/PPP2PPP/R3K2R w KQk d6 0 12"
+    m = T.mirror_fen(f)
+    assert m == "r3k2r/ppp2ppp/8/8/3Pp3/8/PP3PPP/R3K2R b Kkq d3 0 12"
+    assert T.mirror_fen(m) == f
+
+
+# ------------------------------------------------------------------ fit on real data
+
+def test_fit_on_selfplay_data_lowers_loss_and_writes_weights(tmp_path):
+    data = str(tmp_path / "kr.txt")
+    T.datagen("knightrelay", 6, data, nodes=300, progress=False)
+    wpath = str(tmp_path / "kr.json")
+    rep = T.fit("knightrelay", data, out=wpath, seed=2, val=0.34, max_iter=100)
+    assert rep.n_train > 0 and rep.n_val > 0 and rep.n_train + rep.n_val == rep.n_positions
+    assert rep.loss_after[0] < rep.loss_before[0]
+    assert 0.05 < rep.K < 10
+    with open(wpath, encoding="utf-8") as fh:
+        d = json.load(fh)
+    assert d["version"] == 1 and d["variant"] == "knightrelay"
+    assert set(d["mg"]) == set(T.FEATURES) and set(d["eg"]) == set(T.FEATURES)
+    assert d["meta"]["positions"] == rep.n_positions and d["meta"]["K"] == pytest.approx(rep.K, abs=1e-5)
+    assert d["meta"]["data"] == "kr.txt" and d["meta"]["seed"] == 2
+    mg = np.array([d["mg"][n] for n in T.FEATURES])
+    eg = np.array([d["eg"][n] for n in T.FEATURES])
+    assert np.array_equal(mg, rep.new_mg) and np.array_equal(eg, rep.new_eg)
+    # frozen features keep their start value
+    used = np.asarray(T.feature_used("knightrelay"), dtype=bool)
+    assert np.array_equal(mg[~used], rep.old_mg[~used]) and np.array_equal(eg[~used], rep.old_eg[~used])
+    # deterministic
+    rep2 = T.fit("knightrelay", data, seed=2, val=0.34, max_iter=100, write=False)
+    assert np.array_equal(rep2.new_mg, rep.new_mg) and rep2.K == rep.K
+
+
+def test_cli_fit_prints_report(tmp_path):
+    data = str(tmp_path / "kr.txt")
+    T.datagen("knightrelay", 2, data, nodes=300, progress=False)
+    r = run("tune", "fit", "--variant", "knightrelay", "--data", data, "--out", str(tmp_path / "w.json"),
+            "--max-iter", "30", "--val", "0.5")
+    assert r.returncode == 0, r.stderr
+    for key in ("train:", "validation:", "K = ", "before", "after", "moved most", "wrote"):
+        assert key in r.stdout, r.stdout
+    assert os.path.exists(tmp_path / "w.json")
+
+
+# ------------------------------------------------------------------ command line
+
+@pytest.mark.parametrize("args,word", [
+    (("tune", "--variant", "shogi"), "shogi"),
+    (("tune", "datagen", "--variant", "shogi"), "shogi"),
+    (("tune", "fit", "--variant", "grand", "--data", "/nonexistent/x.txt"), "x.txt"),
+    (("tune", "fit", "--variant", "grand"), "--data"),
+    (("tune", "datagen"), "--variant"),
+    (("tune", "datagen", "--variant", "grand", "--games", "0"), "--games"),
+    (("tune", "datagen", "--variant", "grand", "--nodes", "abc"), "--nodes"),
+    (("tune", "datagen", "--variant", "grand", "--concurrency", "-1"), "--concurrency"),
+    (("tune", "fit", "--variant", "grand", "--data", "x", "--val", "1.5"), "--val"),
+    (("tune", "fit", "--variant", "grand", "--data", "x", "--lambda", "2"), "--lambda"),
+    (("tune", "fit", "--variant", "grand", "--data", "x", "--max-iter", "0"), "--max-iter"),
+    (("tune", "datagen", "--variant", "grand", "--bogus"), "--bogus"),
+])
+def test_cli_misuse_exits_2_with_one_line(args, word):
+    r = run(*args)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:") and word in err[0], r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_cli_bad_data_files_exit_2(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("hello\tworld\n")
+    r = run("tune", "fit", "--variant", "grand", "--data", str(bad))
+    assert r.returncode == 2 and "bad.txt:1" in r.stderr and "Traceback" not in r.stderr
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    r = run("tune", "fit", "--variant", "grand", "--data", str(empty))
+    assert r.returncode == 2 and "no positions" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    # another variant's data file
+    other = tmp_path / "kr.txt"
+    other.write_text("# cardinal-tune v1 variant=knightrelay nodes=300 seed=1 openings=default\n")
+    r = run("tune", "fit", "--variant", "grand", "--data", str(other))
+    assert r.returncode == 2 and "knightrelay" in r.stderr and "Traceback" not in r.stderr
+    r = run("tune", "datagen", "--variant", "grand", "--out", str(other), "--games", "1")
+    assert r.returncode == 2 and "variant" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_ctrl_c_keeps_finished_games(tmp_path):
+    """Ctrl-C (SIGINT to the process group) with two worker processes: exit 130, no
+    traceback, the file holds only whole games, and running again continues it."""
+    out = tmp_path / "d.txt"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT
+    p = subprocess.Popen([sys.executable, "-m", "engine", "tune", "datagen", "--variant", "knightrelay",
+                          "--games", "400", "--nodes", "300", "--concurrency", "2", "--out", str(out)],
+                         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    t0 = time.time()
+    while time.time() - t0 < 90 and not (out.exists() and out.read_text().count("\nG\t") >= 2):
+        time.sleep(0.2)
+    os.killpg(p.pid, signal.SIGINT)
+    so, se = p.communicate(timeout=60)
+    assert p.returncode == 130, se
+    assert "Traceback" not in se and "interrupted" in se
+    text = out.read_text()
+    assert text.endswith("\n") and text.rstrip("\n").split("\n")[-1].startswith("G\t")
+    n = text.count("\nG\t")
+    assert 2 <= n < 400
+    header, done, end = T.scan_data(str(out))
+    assert end == len(text.encode()) and len(done) == n
+    r = T.datagen("knightrelay", n + 1, str(out), nodes=300, progress=False)
+    assert r.games_done == n + 1 and r.games_new == len(set(range(n + 1)) - done) >= 1
