@@ -213,8 +213,7 @@ def test_fit_on_selfplay_data_lowers_loss_and_writes_weights(tmp_path):
     assert set(d["mg"]) == set(T.FEATURES) and set(d["eg"]) == set(T.FEATURES)
     assert d["meta"]["positions"] == rep.n_positions and d["meta"]["K"] == pytest.approx(rep.K, abs=1e-5)
     assert d["meta"]["data"] == "kr.txt" and d["meta"]["seed"] == 2
-    mg = np.array([d["mg"][n] for n in T.FEATURES])
-    eg = np.array([d["eg"][n] for n in T.FEATURES])
+    mg, eg = T.load_weights("knightrelay", wpath)          # the engine's reader accepts it
     assert np.array_equal(mg, rep.new_mg) and np.array_equal(eg, rep.new_eg)
     # frozen features keep their start value
     used = np.asarray(T.feature_used("knightrelay"), dtype=bool)
