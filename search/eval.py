@@ -1,69 +1,154 @@
-"""Static evaluation: tables built in Python from the variant record, one njit ``evaluate``.
+"""Static evaluation in linear form: ``mg = w_mg·f``, ``eg = w_eg·f``, tapered by the game phase.
 
-``build_eval(variant_name) -> int32[EV_SIZE]`` turns the variant's piece values
-(:class:`variants.base.Piece` ``value``) and ``Variant.eval_weights`` overrides
-into one flat table; :func:`evaluate` reads only that table and the board.
-Scores are centipawns from the side to move's point of view, tapered between
-middlegame (mg) and endgame (eg) by a material phase (PeSTO-style tapering).
+The evaluation is a dot product of two weight vectors (middlegame ``w_mg`` and
+endgame ``w_eg``, ``int32[NF]``, names in :data:`FEATURES`) with one feature
+vector ``f`` (``int32[NF]``, white minus black counts) of the position::
 
-Table layout (``int32``)::
+    white_cp = trunc((w_mg·f * phase + w_eg·f * (total - phase)) / total)
+    evaluate() = white_cp if White is to move else -white_cp
 
-    EV_PST_MG + code*NSQ + sq   material + piece-square value (mg) for piece code (white 1..8, black 17..24)
-    EV_PST_EG + code*NSQ + sq   same, endgame
-    EV_PHASE + type             phase weight of a piece type
-    EV_MOB_MG/EG + type         mobility weight per reachable square (cp)
-    EV_PASSED_MG/EG + d         passed-pawn bonus, d = ranks to go to the promotion zone (0 = in the zone)
-    EV_KATT + type              king attack (mg): per piece within two squares (Chebyshev) of the enemy king
-    EV_W + W_*                  scalar weights (see W_* below)
-    EV_SEE + type               exchange value for SEE (engine.rules.see): middlegame material, king 0
+``phase`` is the material phase (sum of :data:`DEFAULTS` ``phase`` weights of the
+pieces on the board, at most ``total``, its start value; PeSTO-style tapering).
+One njit function, :func:`_eval_core`, computes both: the search calls it through
+:func:`evaluate` (``trace`` False: weights added as the features are found), the
+tuner (``bench.tune``) through :func:`eval_features` (``trace`` True: the features
+themselves), so the two can never disagree (tested: the tapered dot products
+equal ``evaluate()`` exactly).
 
-Evaluation terms: material, piece-square tables generated for the board size
-(centralisation, pawn advance, king shelter/centralisation, knight outposts),
-mobility (sliders: empty + enemy squares along rays; leapers: non-own squares),
-pawn structure (passed pawns by distance to the promotion zone, doubled,
-isolated), king shelter (own pawns in front of the king, mg) and king attack
-(pieces within two squares of the enemy king, mg), tempo, and for Knight Relay
-the number of pieces relayed now (a knight's move from a friendly knight), the
-squares a knight could step to and relay a friend from, and the knight outpost
-bonus (an immune knight cannot be chased away).
+Where the weights come from: the hand-set values (:data:`DEFAULTS`, piece values
+from the variant record, ``Variant.eval_weights`` overrides), overlaid by the
+variant's weights file ``variants/weights/<variant>.json`` when it exists (written
+by ``cardinal tune fit``; format in :func:`write_weights`).
 
-Symmetric by construction: black tables are the rank mirror of white's and the
-taper rounds towards zero, so eval(p) == eval(flip(p)) (tested).
+Features (per side, white minus black):
+  * material per piece type, and the piece-square terms as features: distance to
+    the centre per type, pawn rank and central pawns, king rank, centre distance
+    and centre files, knight ranks beyond the middle, rook on the 7th (9th in
+    grand). These are folded into piece-square tables ``EV_PST_MG/EG`` so the
+    search adds one table entry per piece; :func:`eval_features` expands them
+    again from the basis table ``EV_PB``.
+  * mobility per type (sliders: empty and enemy squares along rays; leapers:
+    non-own squares), pieces within two squares of the enemy king per type, and
+    squares of the enemy king zone (the king's square and its neighbours) each
+    type attacks (counted for pieces within 3 files and ranks of that king).
+  * pawn structure: passed pawns by ranks to go to the promotion zone, doubled,
+    isolated; pawns in or near the zone whose side has nothing to promote to
+    (grand: promotion only to a captured type).
+  * rooks (any piece sliding along files) on open and half-open files, bishop pair,
+    king shelter pawns, files next to the king without an own pawn, tempo.
+  * Knight Relay: pieces relayed now, squares a knight could step to and relay a
+    friend from, and enemy king-zone squares attacked by relayed knight leaps.
+
+Table layout (``int32``, :func:`build_eval`)::
+
+    EV_PST_MG + code*NSQ + sq     piece-square value (material included), mg; code 1..8 white, 17..24 black
+    EV_PST_EG + code*NSQ + sq     same, eg
+    EV_PHASE + type               phase weight of a piece type
+    EV_SEE + type                 exchange value for SEE (engine.rules.see): mg material, king 0
+    EV_W + W_PHASE_TOTAL          the start phase (``total``)
+    EV_WMG + i, EV_WEG + i        the weights of feature i (non-PST features are read from here)
+    EV_PB + ((code*NSQ + sq)*PB_K + k)*2 + {0, 1}
+                                  the PST basis: feature index (-1: none) and coefficient
+
+Symmetric by construction: black's basis is the rank mirror of white's, features
+are white minus black and the taper rounds towards zero, so eval(p) == eval(flip(p))
+(tested).
 """
 from __future__ import annotations
 
+import json
+import os
 from functools import lru_cache
 
 import numpy as np
 from engine.rules.jit import njit
 
 from engine.rules import layout as L
-from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, KING, NTYPES, EMPTY, OFF, S_SIDE, S_KSQ,
-                           V_HEIGHT, V_FLAGS, V_PROMO_START, V_LEAP_N, V_SLIDE_N, V_LEAP, V_SLIDE,
-                           V_NSQUARES, V_SQUARES, V_FILE, V_RANK, V_RELAYABLE, VF_RELAY, KNIGHT_OFFSETS)
+from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, BISHOP, KING, EMPTY, OFF, S_SIDE, S_KSQ, S_COUNT,
+                                 V_HEIGHT, V_FLAGS, V_PROMO_START, V_NPROMO, V_PROMO, V_PROMO_MAX, V_LEAP_N,
+                                 V_SLIDE_N, V_LEAP, V_SLIDE, V_NSQUARES, V_SQUARES, V_FILE, V_RANK, V_RELAYABLE,
+                                 VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS)
 
+# ---- features: index groups (per-type groups are indexed by piece type 1..8) ----
+F_MAT = 0              # + type: pieces of that type                                       (PST basis)
+F_CENTRE = 16          # + type: Chebyshev distance to the centre (half-steps rounded down) (PST basis)
+F_PAWN_RANK = 32       # + relative rank: pawns on that rank                               (PST basis)
+F_PAWN_CENTRAL = 48    # pawns on the two centre files, past their double-step rank        (PST basis)
+F_KING_RANK = 49       # + min(relative rank, 3): the king's rank                           (PST basis, 4)
+F_KING_DC = 53         # king's distance to the centre                                      (PST basis)
+F_KING_CFILE = 54      # king on the four centre files                                      (PST basis)
+F_KNIGHT_BEYOND = 55   # ranks a knight stands beyond the board's middle                    (PST basis)
+F_ROOK_7TH = 56        # rook on the last rank but one                                      (PST basis)
+F_PST_END = 64         # features below this index live in the piece-square tables
+F_MOB = 64             # + type: mobility (reachable squares)
+F_KATT = 80            # + type: pieces within two squares (Chebyshev) of the enemy king
+F_KZONE = 96           # + type: enemy king-zone squares attacked (zone: the king's square and neighbours)
+F_PASSED = 112         # + d: passed pawns, d = ranks to go to the promotion zone (0: in it), d <= 15
+F_UNPROMO = 128        # + d (0..3): pawns d ranks from (or in) the zone whose side has nothing to promote to
+F_DOUBLED = 132        # files with two or more own pawns
+F_ISOLATED = 133       # pawns without a friendly pawn on an adjacent file
+F_SHIELD = 134         # own pawns on the three squares one or two ranks in front of the king
+F_KING_OPEN = 135      # files next to / of the king without an own pawn
+F_BISHOP_PAIR = 136    # two bishops or more
+F_RELAY = 137          # knightrelay: pieces relayed now (a knight's move from a friendly knight)
+F_REACH = 138          # knightrelay: empty squares a knight can step to and relay a friend from
+F_RELAY_KZONE = 139    # knightrelay: enemy king-zone squares attacked by relayed knight leaps
+F_TEMPO = 140          # +1 White to move, -1 Black to move
+F_OPEN = 144           # + type: file-sliding pieces on a file without pawns
+F_SEMI = 160           # + type: file-sliding pieces on a file without own pawns but with enemy ones
+NF = 176
+
+_TYPE_NAMES = {t: L.TYPE_LETTERS[t] for t in range(1, 9)}
+
+
+def _feature_names():
+    names = ["-"] * NF
+    for t, c in _TYPE_NAMES.items():
+        names[F_MAT + t] = f"material_{c}"
+        names[F_CENTRE + t] = f"centre_dist_{c}"
+        names[F_MOB + t] = f"mobility_{c}"
+        names[F_KATT + t] = f"king_near_{c}"
+        names[F_KZONE + t] = f"king_zone_{c}"
+        names[F_OPEN + t] = f"open_file_{c}"
+        names[F_SEMI + t] = f"half_open_file_{c}"
+    for r in range(16):
+        names[F_PAWN_RANK + r] = f"pawn_rank_{r}"
+        names[F_PASSED + r] = f"passed_{r}"
+    for r in range(4):
+        names[F_KING_RANK + r] = f"king_rank_{r}"
+        names[F_UNPROMO + r] = f"unpromotable_{r}"
+    for i, n in ((F_PAWN_CENTRAL, "pawn_central"), (F_KING_DC, "king_centre_dist"), (F_KING_CFILE, "king_centre_file"),
+                 (F_KNIGHT_BEYOND, "knight_beyond"), (F_ROOK_7TH, "rook_7th"), (F_DOUBLED, "doubled"),
+                 (F_ISOLATED, "isolated"), (F_SHIELD, "king_shield"), (F_KING_OPEN, "king_open_file"),
+                 (F_BISHOP_PAIR, "bishop_pair"), (F_RELAY, "relayed"), (F_REACH, "relay_reach"),
+                 (F_RELAY_KZONE, "relay_king_zone"), (F_TEMPO, "tempo")):
+        names[i] = n
+    for i in range(NF):
+        if names[i] == "-":
+            names[i] = f"unused_{i}"
+    return tuple(names)
+
+
+FEATURES = _feature_names()
+FEATURE_INDEX = {n: i for i, n in enumerate(FEATURES)}
+
+PB_K = 4                # PST basis entries per (piece code, square)
 EV_PST_MG = 0
 EV_PST_EG = 32 * NSQ
 EV_PHASE = 64 * NSQ
-EV_MOB_MG = EV_PHASE + 16
-EV_MOB_EG = EV_MOB_MG + 16
-EV_PASSED_MG = EV_MOB_EG + 16
-EV_PASSED_EG = EV_PASSED_MG + 16
-EV_KATT = EV_PASSED_EG + 16
-EV_W = EV_KATT + 16
-EV_SEE = EV_W + 16        # EV_SEE + type: exchange value of the type for SEE (mg material; king 0)
+EV_SEE = EV_PHASE + 16   # EV_SEE + type: exchange value of the type for SEE (mg material; king 0)
+EV_W = EV_SEE + 16
 W_PHASE_TOTAL = 0
-W_DOUBLED_MG, W_DOUBLED_EG = 1, 2
-W_ISOLATED_MG, W_ISOLATED_EG = 3, 4
-W_SHIELD_MG = 5
-W_RELAY_MG, W_RELAY_EG = 6, 7
-W_TEMPO = 8
-W_REACH_MG, W_REACH_EG = 9, 10
-EV_SIZE = EV_SEE + 16
+EV_WMG = EV_W + 16
+EV_WEG = EV_WMG + NF
+EV_PB = EV_WEG + NF
+EV_SIZE = EV_PB + 32 * NSQ * PB_K * 2
 
 LETTER_TYPE = {c: i for i, c in enumerate(L.TYPE_LETTERS) if c != "."}
+WEIGHTS_VERSION = 1
+WEIGHTS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "variants", "weights")
 
-# Defaults; a variant overrides any key through Variant.eval_weights.
+# Hand-set defaults; a variant overrides any key through Variant.eval_weights.
 DEFAULTS = {
     "values": {},                     # letter -> (mg, eg); default: Piece.value
     # phase weight per piece type: minor 1, rook 2, compound 3-4 (queen-like pieces end the middlegame slowest)
@@ -80,13 +165,15 @@ DEFAULTS = {
     "relay_reach": (0, 0),            # knightrelay: per empty square a knight can step to and relay a friend from
     "knight_outpost": (0, 0),         # knightrelay: per rank a knight stands beyond the board's middle
     "centre": {"N": (4, 4), "B": (2, 2), "R": (0, 0), "Q": (1, 2), "C": (2, 2), "A": (3, 3)},  # cp per step towards the centre
-    "tempo": 10,                      # side to move is ahead by about a tempo
+    # grand: pawn d = 0..3 ranks from (or in) the promotion zone whose side has lost nothing it may promote to
+    "unpromotable": ((-40, -80), (-20, -45), (-10, -20), (0, 0)),
+    "tempo": 10,                      # side to move is ahead by about a tempo (mg and eg)
     # king safety (mg): a piece close to the enemy king threatens mating attacks; heavy pieces most
     "king_attack": {"N": 6, "B": 5, "R": 8, "Q": 14, "C": 14, "A": 12},
 }
 
 
-def _weights(variant) -> dict:
+def _settings(variant) -> dict:
     w = {k: (dict(v) if isinstance(v, dict) else v) for k, v in DEFAULTS.items()}
     for k, v in variant.eval_weights.items():
         if isinstance(v, dict) and isinstance(w.get(k), dict):
@@ -96,15 +183,203 @@ def _weights(variant) -> dict:
     return w
 
 
-@lru_cache(maxsize=None)
-def build_eval(name: str) -> np.ndarray:
-    """The evaluation table ``int32[EV_SIZE]`` for variant ``name`` (read-only)."""
+def _geometry(v):
+    """Per (type, white-relative square (f, r)): the PST basis as a list of (feature, coefficient)."""
+    W, H = v.width, v.height
+    cf, cr = (W - 1) / 2.0, (H - 1) / 2.0
+    ds = v.double_step_rank
+    out = {}
+    for p in v.pieces:
+        ty = LETTER_TYPE[p.letter]
+        for r in range(H):
+            for f in range(W):
+                dc = int(max(abs(f - cf), abs(r - cr)))   # centre distance, half-steps rounded down
+                df = abs(f - cf)
+                b = []
+                if ty == PAWN:
+                    b = [(F_MAT + ty, 1), (F_PAWN_RANK + r, 1)]
+                    if df < 1.5 and r >= ds + 1:
+                        b.append((F_PAWN_CENTRAL, 1))
+                elif ty == KING:
+                    b = [(F_KING_RANK + min(r, 3), 1), (F_KING_DC, dc)]
+                    if df < 2:
+                        b.append((F_KING_CFILE, 1))
+                else:
+                    b = [(F_MAT + ty, 1), (F_CENTRE + ty, dc)]
+                    if ty == KNIGHT and r - H // 2 + 1 > 0:
+                        b.append((F_KNIGHT_BEYOND, r - H // 2 + 1))
+                    if ty == L.ROOK and r == H - 2:
+                        b.append((F_ROOK_7TH, 1))
+                out[ty, f, r] = [(i, c) for i, c in b if c != 0]
+    return out
+
+
+def _file_sliders(v):
+    """Types that slide along files (rook, queen, marshal...)."""
+    return {LETTER_TYPE[p.letter] for p in v.pieces if (0, 1) in p.slides}
+
+
+def hand_weights(name: str):
+    """The hand-set weights ``(w_mg, w_eg)``, ``int32[NF]`` each, of variant ``name``.
+
+    These reproduce the evaluation as it was before tuning: material from the
+    variant record (or ``eval_weights["values"]``), the generated piece-square
+    terms, mobility, pawn structure, king safety and relay terms of
+    :data:`DEFAULTS`; features added for the tuner start at 0.
+    """
     from variants import get
     v = get(name)
-    w = _weights(v)
-    W, H = v.width, v.height
+    s = _settings(v)
+    mg = np.zeros(NF, np.int32)
+    eg = np.zeros(NF, np.int32)
+    ds = v.double_step_rank
+    for p in v.pieces:
+        ty = LETTER_TYPE[p.letter]
+        mg[F_MAT + ty], eg[F_MAT + ty] = s["values"].get(p.letter, p.value)
+        c = s["centre"].get(p.letter, (0, 0))
+        mg[F_CENTRE + ty], eg[F_CENTRE + ty] = -c[0], -c[1]
+        mg[F_MOB + ty], eg[F_MOB + ty] = s["mobility"].get(p.letter, (0, 0))
+        mg[F_KATT + ty] = s["king_attack"].get(p.letter, 0)
+    mg[F_MAT + KING] = eg[F_MAT + KING] = 0
+    for r in range(16):
+        adv = r - ds + 1                          # ranks advanced from the start rank
+        mg[F_PAWN_RANK + r], eg[F_PAWN_RANK + r] = 3 * adv, 6 * adv
+    mg[F_PAWN_CENTRAL] = 8
+    for r in range(4):
+        mg[F_KING_RANK + r] = -12 * r             # stay home
+    mg[F_KING_CFILE] = -6                         # away from the centre files
+    eg[F_KING_DC] = -8                            # centralise in the endgame
+    mg[F_KNIGHT_BEYOND], eg[F_KNIGHT_BEYOND] = s["knight_outpost"]
+    mg[F_ROOK_7TH] = eg[F_ROOK_7TH] = 10          # rook on the 7th presses pawns and king
+    for i, x in enumerate(s["passed_mg"][:16]):
+        mg[F_PASSED + i] = x
+    for i, x in enumerate(s["passed_eg"][:16]):
+        eg[F_PASSED + i] = x
+    mg[F_DOUBLED], eg[F_DOUBLED] = s["doubled"]
+    mg[F_ISOLATED], eg[F_ISOLATED] = s["isolated"]
+    mg[F_SHIELD] = s["king_shield"]
+    mg[F_RELAY], eg[F_RELAY] = s["relay_bonus"]
+    mg[F_REACH], eg[F_REACH] = s["relay_reach"]
+    mg[F_TEMPO] = eg[F_TEMPO] = s["tempo"]
+    if v.promotion_limits:
+        # a pawn in or next to the zone with nothing to promote to is stuck (grand): its passed bonus,
+        # which counts on promotion, is largely void
+        for d, (a, b) in enumerate(s["unpromotable"]):
+            mg[F_UNPROMO + d], eg[F_UNPROMO + d] = a, b
+    return mg, eg
+
+
+def feature_used(name: str) -> np.ndarray:
+    """``bool[NF]``: the features that can be nonzero in variant ``name`` (the tuner fits only these)."""
+    from variants import get
+    v = get(name)
+    u = np.zeros(NF, bool)
+    for (ty, f, r), b in _geometry(v).items():
+        for i, _ in b:
+            u[i] = True
+    u[F_MAT + KING] = False
+    types = [LETTER_TYPE[p.letter] for p in v.pieces]
+    for ty in types:
+        if ty not in (PAWN, KING):
+            u[F_MOB + ty] = True
+        if ty not in (PAWN, KING):
+            u[F_KATT + ty] = True
+            u[F_KZONE + ty] = not (v.knights_passive and ty == KNIGHT)
+    for ty in _file_sliders(v):
+        u[F_OPEN + ty] = u[F_SEMI + ty] = True
+    for d in range(min(16, v.height)):
+        u[F_PASSED + d] = True
+    if v.promotion_limits:
+        u[F_UNPROMO:F_UNPROMO + 4] = True
+    u[[F_DOUBLED, F_ISOLATED, F_SHIELD, F_KING_OPEN, F_TEMPO]] = True
+    u[F_BISHOP_PAIR] = LETTER_TYPE["B"] in types
+    if v.relay:
+        u[[F_RELAY, F_REACH, F_RELAY_KZONE]] = True
+    return u
+
+
+def feature_bounds(name: str):
+    """Sign constraints for the tuner: a list of ``(lo, hi)`` (``None`` = free) in feature order.
+
+    A pawn that cannot promote is never worth more for that: ``unpromotable_*`` <= 0.
+    Material is positive.
+    """
+    b = [(None, None)] * NF
+    for d in range(4):
+        b[F_UNPROMO + d] = (None, 0)
+    for t in range(1, 9):
+        b[F_MAT + t] = (0, None)
+    return b
+
+
+def weights_path(name: str) -> str:
+    """``variants/weights/<name>.json``: the tuned weights of variant ``name``."""
+    return os.path.join(WEIGHTS_DIR, f"{name}.json")
+
+
+def load_weights(name: str, path: str | None = None):
+    """``(w_mg, w_eg)`` ``int32[NF]``: the hand weights overlaid by the weights file if it exists.
+
+    Raises ``ValueError`` for a file of another format version or variant, or naming
+    an unknown feature (a weights file must match the code that reads it).
+    """
+    mg, eg = hand_weights(name)
+    path = path or weights_path(name)
+    if not os.path.exists(path):
+        return mg, eg
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    if data.get("version") != WEIGHTS_VERSION or data.get("variant") != name:
+        raise ValueError(f"{path}: weights version {data.get('version')!r} for {data.get('variant')!r}, "
+                         f"expected version {WEIGHTS_VERSION} for {name!r}")
+    for key, arr in (("mg", mg), ("eg", eg)):
+        for fname, val in data.get(key, {}).items():
+            if fname not in FEATURE_INDEX:
+                raise ValueError(f"{path}: unknown feature {fname!r}")
+            arr[FEATURE_INDEX[fname]] = int(val)
+    return mg, eg
+
+
+def write_weights(name: str, w_mg, w_eg, meta: dict, path: str | None = None) -> str:
+    """Write ``variants/weights/<name>.json`` (or ``path``): ``{"version", "variant", "meta",
+    "mg": {feature: int}, "eg": {feature: int}}``, the features this variant uses only.
+    Returns the path."""
+    path = path or weights_path(name)
+    used = feature_used(name)
+    data = {"version": WEIGHTS_VERSION, "variant": name, "meta": meta,
+            "mg": {FEATURES[i]: int(w_mg[i]) for i in range(NF) if used[i]},
+            "eg": {FEATURES[i]: int(w_eg[i]) for i in range(NF) if used[i]}}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1)
+        fh.write("\n")
+    os.replace(tmp, path)
+    return path
+
+
+def phase_total(name: str) -> int:
+    """The start position's phase (``total`` of the taper) of variant ``name``."""
+    return int(build_eval(name)[EV_W + W_PHASE_TOTAL])
+
+
+@lru_cache(maxsize=None)
+def build_eval(name: str) -> np.ndarray:
+    """The evaluation table ``int32[EV_SIZE]`` for variant ``name`` (read-only), from :func:`load_weights`."""
+    return make_eval(name, *load_weights(name))
+
+
+def make_eval(name: str, w_mg, w_eg) -> np.ndarray:
+    """The evaluation table ``int32[EV_SIZE]`` of variant ``name`` with the given weights (read-only)."""
+    from variants import get
+    v = get(name)
+    s = _settings(v)
+    w_mg = np.asarray(w_mg, np.int64)
+    w_eg = np.asarray(w_eg, np.int64)
+    H = v.height
     ev = np.zeros(EV_SIZE, dtype=np.int32)
-    cf, cr = (W - 1) / 2.0, (H - 1) / 2.0
+    ev[EV_PB:] = -1
+    ev[EV_PB + 1::2] = 0
     total_phase = 0
     start_counts = {}
     for ch in v.start_fen.split()[0]:
@@ -112,76 +387,75 @@ def build_eval(name: str) -> np.ndarray:
             start_counts[ch] = start_counts.get(ch, 0) + 1
     for p in v.pieces:
         ty = LETTER_TYPE[p.letter]
-        mg0, eg0 = w["values"].get(p.letter, p.value)
-        ph = w["phase"].get(p.letter, 0)
+        ph = s["phase"].get(p.letter, 0)
         ev[EV_PHASE + ty] = ph
-        ev[EV_SEE + ty] = 0 if ty == KING else mg0
+        ev[EV_SEE + ty] = 0 if ty == KING else max(1, int(w_mg[F_MAT + ty]))
         total_phase += ph * (start_counts.get(p.letter, 0) + start_counts.get(p.letter.lower(), 0))
-        ev[EV_KATT + ty] = w["king_attack"].get(p.letter, 0)
-        mob = w["mobility"].get(p.letter, (0, 0))
-        ev[EV_MOB_MG + ty], ev[EV_MOB_EG + ty] = mob
-        for r in range(H):
-            for f in range(W):
-                # centre distance (Chebyshev-like, in half-steps rounded down)
-                dc = int(max(abs(f - cf), abs(r - cr)))
-                df = abs(f - cf)
-                mg, eg = mg0, eg0
-                if ty == PAWN:
-                    adv = r - v.double_step_rank + 1      # ranks advanced from the start rank
-                    mg += 3 * adv + (8 if df < 1.5 and r >= v.double_step_rank + 1 else 0)
-                    eg += 6 * adv
-                elif ty == KING:
-                    mg += -12 * r - (6 if df < 2 else 0)  # stay home, away from the centre files
-                    eg += -8 * dc                          # centralise in the endgame
-                else:
-                    c = w["centre"].get(p.letter, (0, 0))
-                    mg -= c[0] * dc
-                    eg -= c[1] * dc
-                    if ty == KNIGHT:
-                        beyond = r - H // 2 + 1
-                        if beyond > 0:
-                            mg += w["knight_outpost"][0] * beyond
-                            eg += w["knight_outpost"][1] * beyond
-                    if ty == L.ROOK and r == H - 2:
-                        mg += 10   # rook on the 7th (9th in grand) presses pawns and king
-                        eg += 10
-                sq_w = L.square(f, r)
-                sq_b = L.square(f, H - 1 - r)
-                ev[EV_PST_MG + ty * NSQ + sq_w] = mg
-                ev[EV_PST_EG + ty * NSQ + sq_w] = eg
-                ev[EV_PST_MG + (ty | 16) * NSQ + sq_b] = mg
-                ev[EV_PST_EG + (ty | 16) * NSQ + sq_b] = eg
-    for i, x in enumerate(w["passed_mg"][:16]):
-        ev[EV_PASSED_MG + i] = x
-    for i, x in enumerate(w["passed_eg"][:16]):
-        ev[EV_PASSED_EG + i] = x
+    for (ty, f, r), basis in _geometry(v).items():
+        assert len(basis) <= PB_K
+        mg = sum(int(w_mg[i]) * c for i, c in basis)
+        eg = sum(int(w_eg[i]) * c for i, c in basis)
+        for code, sq in ((ty, L.square(f, r)), (ty | 16, L.square(f, H - 1 - r))):
+            ev[EV_PST_MG + code * NSQ + sq] = mg
+            ev[EV_PST_EG + code * NSQ + sq] = eg
+            for k, (i, c) in enumerate(basis):
+                ev[EV_PB + ((code * NSQ + sq) * PB_K + k) * 2] = i
+                ev[EV_PB + ((code * NSQ + sq) * PB_K + k) * 2 + 1] = c
     ev[EV_W + W_PHASE_TOTAL] = max(1, total_phase)
-    ev[EV_W + W_DOUBLED_MG], ev[EV_W + W_DOUBLED_EG] = w["doubled"]
-    ev[EV_W + W_ISOLATED_MG], ev[EV_W + W_ISOLATED_EG] = w["isolated"]
-    ev[EV_W + W_SHIELD_MG] = w["king_shield"]
-    ev[EV_W + W_RELAY_MG], ev[EV_W + W_RELAY_EG] = w["relay_bonus"]
-    ev[EV_W + W_TEMPO] = w["tempo"]
-    ev[EV_W + W_REACH_MG], ev[EV_W + W_REACH_EG] = w["relay_reach"]
+    ev[EV_WMG:EV_WMG + NF] = w_mg
+    ev[EV_WEG:EV_WEG + NF] = w_eg
     ev.setflags(write=False)
     return ev
 
 
-@njit(cache=True, nogil=True)
-def evaluate(board, st, vt, ev, ws):
-    """Static score in centipawns for the side to move.
+# king zone test: x = t - king + STRIDE + 1 is in this bit set iff t is the king's square or a neighbour
+_ZONE_MASK = sum(1 << (dr * STRIDE + df) for dr in range(3) for df in range(3))
+_ZONE_SPAN = 2 * STRIDE + 3
 
-    ``ws`` is ``int32[64]`` scratch (pawn rank bitmasks per file and colour),
-    so nothing is allocated.
+
+@njit(cache=True, nogil=True)
+def _slider_zone(board, vt, s, ty, zbase):
+    """Squares of the king zone at ``zbase`` (see ``_ZONE_MASK``) that the slides of the type-``ty``
+    piece on ``s`` attack (empty squares and the first blocker of each ray)."""
+    z = 0
+    for k in range(vt[V_SLIDE_N + ty]):
+        off = vt[V_SLIDE + ty * 8 + k]
+        t = s + off
+        while board[t] != OFF:
+            x = t - zbase
+            if (x >> 5) == 0:        # 0 <= x < 32
+                z += (_ZONE_MASK >> x) & 1
+            if board[t] != EMPTY:
+                break
+            t += off
+    return z
+
+
+@njit(cache=True, nogil=True)
+def _eval_core(board, st, vt, ev, ws, f, trace):
+    """The evaluation, and with ``trace`` its features: the one implementation.
+
+    ``ws``: ``int32[64]`` scratch (pawn rank bitmasks per file and colour in 0..23,
+    the phase in 24, file sliders' squares from 26); ``f``: ``int32[NF]``, written
+    only when ``trace`` (zeroed first, then white-minus-black feature counts).
+    Returns the score in centipawns for the side to move; ``ws[24]`` holds the
+    clamped phase afterwards.
     """
     mg = 0
     eg = 0
     phase = 0
     nsq = vt[V_NSQUARES]
     H = vt[V_HEIGHT]
+    W = vt[L.V_WIDTH]
     relay = (vt[V_FLAGS] & VF_RELAY) != 0
-    for i in range(24):
+    passive = (vt[V_FLAGS] & VF_KNIGHT_PASSIVE) != 0
+    if trace:
+        for i in range(NF):
+            f[i] = 0
+    for i in range(26):
         ws[i] = 0
-    # pass 1: material + PST, mobility, pawn file masks, relay
+    nfs = 0
+    # pass 1: material + PST, king proximity, mobility and king-zone attacks, pawn file masks, relay
     for i in range(nsq):
         s = vt[V_SQUARES + i]
         p = board[s]
@@ -192,40 +466,72 @@ def evaluate(board, st, vt, ev, ws):
         sign = 1 - 2 * col
         mg += sign * ev[EV_PST_MG + p * NSQ + s]
         eg += sign * ev[EV_PST_EG + p * NSQ + s]
+        if trace:
+            base = EV_PB + (p * NSQ + s) * (PB_K * 2)
+            for k in range(PB_K):
+                fi = ev[base + 2 * k]
+                if fi >= 0:
+                    f[fi] += sign * ev[base + 2 * k + 1]
         phase += ev[EV_PHASE + ty]
         if ty == PAWN:
-            f = vt[V_FILE + s]
-            r = vt[V_RANK + s]
-            ws[col * 12 + f] |= 1 << r
+            ws[col * 12 + vt[V_FILE + s]] |= 1 << vt[V_RANK + s]
             continue
+        if (vt[L.V_SLIDEMASK + ty] & 12) != 0 and nfs < 38:   # slides along files: open-file terms below
+            ws[26 + nfs] = s
+            nfs += 1
         ek = st[S_KSQ + 1 - col]
-        if ek != 0:
+        if ek != 0 and ty != KING:
             df = vt[V_FILE + s] - vt[V_FILE + ek]
             dr = vt[V_RANK + s] - vt[V_RANK + ek]
             if -2 <= df <= 2 and -2 <= dr <= 2:
-                mg += sign * ev[EV_KATT + ty]
-        mw = ev[EV_MOB_MG + ty]
-        ew = ev[EV_MOB_EG + ty]
-        if mw != 0 or ew != 0:
-            cnt = 0
-            own = col << 4
-            for k in range(vt[V_LEAP_N + ty]):
-                q = board[s + vt[V_LEAP + ty * 16 + k]]
-                if q != OFF and (q == EMPTY or (q & 0x30) != own):
+                fi = F_KATT + ty
+                mg += sign * ev[EV_WMG + fi]
+                eg += sign * ev[EV_WEG + fi]
+                if trace:
+                    f[fi] += sign
+        if ty == KING:
+            continue
+        zbase = ek - STRIDE - 1 if ek != 0 else -1000   # king-zone origin (-1000: no king)
+        # king-zone attacks are counted for pieces within 3 files and ranks of the enemy king
+        # only (a leap of at most 2 squares reaches the zone only from there; a slider further
+        # away is rare enough to ignore, and scanning every ray costs ~20% of the evaluation)
+        # (knightrelay: knights attack nothing)
+        near = (ek != 0 and abs(vt[V_FILE + ek] - vt[V_FILE + s]) <= 3 and abs(vt[V_RANK + ek] - vt[V_RANK + s]) <= 3
+                and not (passive and ty == KNIGHT))
+        cnt = 0
+        zone = 0
+        own = col << 4
+        for k in range(vt[V_LEAP_N + ty]):
+            t = s + vt[V_LEAP + ty * 16 + k]
+            q = board[t]
+            if q != OFF:
+                if q == EMPTY or (q & 0x30) != own:
                     cnt += 1
-            for k in range(vt[V_SLIDE_N + ty]):
-                off = vt[V_SLIDE + ty * 8 + k]
-                q = s + off
-                while board[q] == EMPTY:
-                    cnt += 1
-                    q += off
-                if board[q] != OFF and (board[q] & 0x30) != own:
-                    cnt += 1
-            mg += sign * mw * cnt
-            eg += sign * ew * cnt
+                if near:
+                    x = t - zbase
+                    if (x >> 5) == 0:        # 0 <= x < 32
+                        zone += (_ZONE_MASK >> x) & 1
+        for k in range(vt[V_SLIDE_N + ty]):
+            off = vt[V_SLIDE + ty * 8 + k]
+            t = s + off
+            while board[t] == EMPTY:
+                cnt += 1
+                t += off
+            if board[t] != OFF and (board[t] & 0x30) != own:
+                cnt += 1
+        if near and vt[V_SLIDE_N + ty] != 0:
+            zone += _slider_zone(board, vt, s, ty, zbase)
+        fi = F_MOB + ty
+        mg += sign * cnt * ev[EV_WMG + fi]
+        eg += sign * cnt * ev[EV_WEG + fi]
+        fi = F_KZONE + ty
+        mg += sign * zone * ev[EV_WMG + fi]
+        eg += sign * zone * ev[EV_WEG + fi]
+        if trace:
+            f[F_MOB + ty] += sign * cnt
+            f[F_KZONE + ty] += sign * zone
         if relay and ty == KNIGHT:
             # relay potential: empty squares this knight can step to from which it would relay a friend
-            own = col << 4
             reach = 0
             for o in KNIGHT_OFFSETS:
                 t = s + o
@@ -236,42 +542,64 @@ def evaluate(board, st, vt, ev, ws):
                     if q != EMPTY and q != OFF and (q & 0x30) == own and vt[V_RELAYABLE + (q & 15)] != 0:
                         reach += 1
                         break
-            mg += sign * reach * ev[EV_W + W_REACH_MG]
-            eg += sign * reach * ev[EV_W + W_REACH_EG]
+            mg += sign * reach * ev[EV_WMG + F_REACH]
+            eg += sign * reach * ev[EV_WEG + F_REACH]
+            if trace:
+                f[F_REACH] += sign * reach
         if relay and vt[V_RELAYABLE + ty] != 0:
-            kn = KNIGHT | (col << 4)
+            kn = KNIGHT | own
             for o in KNIGHT_OFFSETS:
                 if board[s + o] == kn:
-                    mg += sign * ev[EV_W + W_RELAY_MG]
-                    eg += sign * ev[EV_W + W_RELAY_EG]
+                    mg += sign * ev[EV_WMG + F_RELAY]
+                    eg += sign * ev[EV_WEG + F_RELAY]
+                    rz = 0
+                    for o2 in KNIGHT_OFFSETS:
+                        x = s + o2 - zbase
+                        if 0 <= x < _ZONE_SPAN and ((_ZONE_MASK >> x) & 1) != 0 and board[s + o2] != OFF:
+                            rz += 1
+                    mg += sign * rz * ev[EV_WMG + F_RELAY_KZONE]
+                    eg += sign * rz * ev[EV_WEG + F_RELAY_KZONE]
+                    if trace:
+                        f[F_RELAY] += sign
+                        f[F_RELAY_KZONE] += sign * rz
                     break
-    # pass 2: pawn structure (passed / doubled / isolated), from the file masks
+    # pass 2: pawn structure (passed / doubled / isolated / unpromotable), from the file masks
     pstart = vt[V_PROMO_START]
     for col in range(2):
         sign = 1 - 2 * col
-        for f in range(10):
-            m = ws[col * 12 + f]
+        # can a pawn of this side promote now? (grand: only to a type it has fewer of than allowed)
+        avail = False
+        for k in range(vt[V_NPROMO]):
+            pt = vt[V_PROMO + k]
+            if st[S_COUNT + (pt | (col << 4))] < vt[V_PROMO_MAX + pt]:
+                avail = True
+        for fl in range(W):
+            m = ws[col * 12 + fl]
             if m == 0:
                 continue
-            left = ws[col * 12 + f - 1] if f > 0 else 0
-            right = ws[col * 12 + f + 1] if f < 9 else 0
+            left = ws[col * 12 + fl - 1] if fl > 0 else 0
+            right = ws[col * 12 + fl + 1] if fl < W - 1 else 0
             if left == 0 and right == 0:
                 c = 0
                 x = m
                 while x != 0:
                     c += 1
                     x &= x - 1
-                mg += sign * c * ev[EV_W + W_ISOLATED_MG]
-                eg += sign * c * ev[EV_W + W_ISOLATED_EG]
+                mg += sign * c * ev[EV_WMG + F_ISOLATED]
+                eg += sign * c * ev[EV_WEG + F_ISOLATED]
+                if trace:
+                    f[F_ISOLATED] += sign * c
             if (m & (m - 1)) != 0:
-                mg += sign * ev[EV_W + W_DOUBLED_MG]
-                eg += sign * ev[EV_W + W_DOUBLED_EG]
-            # blockers: enemy pawns on files f-1..f+1
-            opp = ws[(1 - col) * 12 + f]
-            if f > 0:
-                opp |= ws[(1 - col) * 12 + f - 1]
-            if f < 9:
-                opp |= ws[(1 - col) * 12 + f + 1]
+                mg += sign * ev[EV_WMG + F_DOUBLED]
+                eg += sign * ev[EV_WEG + F_DOUBLED]
+                if trace:
+                    f[F_DOUBLED] += sign
+            # blockers: enemy pawns on files fl-1..fl+1
+            opp = ws[(1 - col) * 12 + fl]
+            if fl > 0:
+                opp |= ws[(1 - col) * 12 + fl - 1]
+            if fl < W - 1:
+                opp |= ws[(1 - col) * 12 + fl + 1]
             x = m
             while x != 0:
                 low = x & (-x)
@@ -287,35 +615,92 @@ def evaluate(board, st, vt, ev, ws):
                     ahead = opp & ((1 << r) - 1)
                     rel = H - 1 - r
                     own_ahead = m & ((1 << r) - 1)
+                d = pstart - rel
+                if d < 0:
+                    d = 0
+                if d > 15:
+                    d = 15
                 if ahead == 0 and own_ahead == 0:
-                    d = pstart - rel
-                    if d < 0:
-                        d = 0
-                    if d > 15:
-                        d = 15
-                    mg += sign * ev[EV_PASSED_MG + d]
-                    eg += sign * ev[EV_PASSED_EG + d]
-    # king shelter (mg): own pawns on the three squares one and two ranks in front
-    sh = ev[EV_W + W_SHIELD_MG]
+                    mg += sign * ev[EV_WMG + F_PASSED + d]
+                    eg += sign * ev[EV_WEG + F_PASSED + d]
+                    if trace:
+                        f[F_PASSED + d] += sign
+                if not avail and d <= 3:
+                    mg += sign * ev[EV_WMG + F_UNPROMO + d]
+                    eg += sign * ev[EV_WEG + F_UNPROMO + d]
+                    if trace:
+                        f[F_UNPROMO + d] += sign
+    # rooks (file sliders) on open / half-open files
+    for k in range(nfs):
+        s = ws[26 + k]
+        p = board[s]
+        col = p >> 4
+        fl = vt[V_FILE + s]
+        if ws[col * 12 + fl] == 0:
+            fi = F_OPEN + (p & 15) if ws[(1 - col) * 12 + fl] == 0 else F_SEMI + (p & 15)
+            sign = 1 - 2 * col
+            mg += sign * ev[EV_WMG + fi]
+            eg += sign * ev[EV_WEG + fi]
+            if trace:
+                f[fi] += sign
+    # king shelter: own pawns on the three squares one and two ranks in front; pawnless files at the king
     for col in range(2):
         k = st[S_KSQ + col]
         if k == 0:
             continue
+        sign = 1 - 2 * col
         fwd = STRIDE if col == 0 else -STRIDE
         pw = PAWN | (col << 4)
         c = 0
         for d in (-1, 0, 1):
             if board[k + fwd + d] == pw or board[k + 2 * fwd + d] == pw:
                 c += 1
-        mg += (1 - 2 * col) * sh * c
+        kf = vt[V_FILE + k]
+        o = 0
+        for fl in range(kf - 1, kf + 2):
+            if 0 <= fl < W and ws[col * 12 + fl] == 0:
+                o += 1
+        mg += sign * (c * ev[EV_WMG + F_SHIELD] + o * ev[EV_WMG + F_KING_OPEN])
+        eg += sign * (c * ev[EV_WEG + F_SHIELD] + o * ev[EV_WEG + F_KING_OPEN])
+        if trace:
+            f[F_SHIELD] += sign * c
+            f[F_KING_OPEN] += sign * o
+    # bishop pair
+    bp = (1 if st[S_COUNT + BISHOP] >= 2 else 0) - (1 if st[S_COUNT + (BISHOP | 16)] >= 2 else 0)
+    mg += bp * ev[EV_WMG + F_BISHOP_PAIR]
+    eg += bp * ev[EV_WEG + F_BISHOP_PAIR]
+    # tempo: the side to move is ahead by about a tempo
+    ts = 1 - 2 * st[S_SIDE]
+    mg += ts * ev[EV_WMG + F_TEMPO]
+    eg += ts * ev[EV_WEG + F_TEMPO]
+    if trace:
+        f[F_BISHOP_PAIR] = bp
+        f[F_TEMPO] = ts
     total = ev[EV_W + W_PHASE_TOTAL]
     if phase > total:
         phase = total
+    ws[24] = phase
     s = mg * phase + eg * (total - phase)
     if st[S_SIDE] == 1:
         s = -s
     if s >= 0:
-        r = s // total
-    else:
-        r = -((-s) // total)
-    return r + ev[EV_W + W_TEMPO]
+        return s // total
+    return -((-s) // total)
+
+
+@njit(cache=True, nogil=True)
+def evaluate(board, st, vt, ev, ws):
+    """Static score in centipawns for the side to move (``int64``).
+
+    ``board``/``st``/``vt``: a position's mailbox, state vector and variant table;
+    ``ev``: :func:`build_eval`'s table; ``ws``: ``int32[64]`` scratch, so nothing is allocated.
+    """
+    return _eval_core(board, st, vt, ev, ws, ws, False)
+
+
+@njit(cache=True, nogil=True)
+def eval_features(board, st, vt, ev, ws, f):
+    """Fill ``f`` (``int32[NF]``) with the position's features (white minus black) and return
+    the clamped phase; ``evaluate`` equals the tapered dot products with ``ev``'s weights."""
+    _eval_core(board, st, vt, ev, ws, f, True)
+    return ws[24]

@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
+from engine.rules import layout as L
 from engine.rules.position import Position
-from search.eval import build_eval, evaluate, EV_W, W_TEMPO
+from search import eval as E
+from search.eval import build_eval, evaluate, load_weights, F_TEMPO
 from tests.conftest import random_positions
 
 from tests.conftest import VARIANTS
@@ -53,8 +55,8 @@ def test_eval_symmetry_random(variant):
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_start_position_balanced(variant):
     pos = Position.from_fen(None, variant)
-    tempo = int(build_eval(variant)[EV_W + W_TEMPO])
-    assert ev_of(pos) == tempo  # symmetric start: only the side-to-move tempo remains
+    tempo = int(load_weights(variant)[0][F_TEMPO])
+    assert ev_of(pos) == tempo  # symmetric start: only the side-to-move tempo (mg: full phase) remains
 
 
 def test_material_matters():
@@ -85,3 +87,142 @@ def test_knightrelay_relay_bonus():
     relayed = Position.from_fen("4k3/8/8/8/3R4/8/2N5/4K3 w - - 0 1", "knightrelay")
     plain = Position.from_fen("4k3/8/8/8/3R4/8/N7/4K3 w - - 0 1", "knightrelay")
     assert ev_of(relayed) > ev_of(plain)
+
+
+# ---- linear form: features x weights == evaluate(), exactly ----
+
+def _tapered(f, phase, total, w_mg, w_eg, black_to_move):
+    """The documented linear form in Python integers: trunc((w_mg.f*phase + w_eg.f*(total-phase))/total)."""
+    mg = sum(int(a) * int(b) for a, b in zip(f, w_mg))
+    eg = sum(int(a) * int(b) for a, b in zip(f, w_eg))
+    s = mg * phase + eg * (total - phase)
+    if black_to_move:
+        s = -s
+    return s // total if s >= 0 else -((-s) // total)
+
+
+def _random_weights(variant, seed):
+    rng = np.random.default_rng(seed)
+    mg, eg = load_weights(variant)
+    used = E.feature_used(variant)
+    mg = np.where(used, mg + rng.integers(-40, 41, E.NF), 0).astype(np.int32)
+    eg = np.where(used, eg + rng.integers(-40, 41, E.NF), 0).astype(np.int32)
+    return mg, eg
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("weights", ["shipped", "random"])
+def test_features_times_weights_equal_evaluate(variant, weights):
+    """For random positions the tapered dot products of eval_features() with the weights equal
+    evaluate() exactly, with the shipped weights and with random ones (every term is covered)."""
+    if weights == "shipped":
+        w_mg, w_eg = load_weights(variant)
+        ev = build_eval(variant)
+    else:
+        w_mg, w_eg = _random_weights(variant, 5)
+        ev = E.make_eval(variant, w_mg, w_eg)
+    total = E.phase_total(variant)
+    ws = np.zeros(64, np.int32)
+    f = np.zeros(E.NF, np.int32)
+    seen = np.zeros(E.NF, bool)
+    for pos in random_positions(variant, 80, seed=11):
+        phase = int(E.eval_features(pos.board, pos.st, pos.vt, ev, ws, f))
+        assert 0 <= phase <= total
+        want = _tapered(f, phase, total, w_mg, w_eg, pos.st[L.S_SIDE] == 1)
+        assert int(evaluate(pos.board, pos.st, pos.vt, ev, ws)) == want, pos.fen()
+        seen |= f != 0
+    # features that can never be nonzero in this variant stay zero
+    assert not (seen & ~E.feature_used(variant)).any(), [E.FEATURES[i] for i in np.flatnonzero(seen & ~E.feature_used(variant))]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_eval_symmetry_random_weights(variant):
+    """Colour symmetry holds for any weights, the new terms included."""
+    ev = E.make_eval(variant, *_random_weights(variant, 9))
+    ws = np.zeros(64, np.int32)
+    for pos in random_positions(variant, 40, seed=17):
+        flipped = Position.from_fen(flip_fen(pos.fen()), variant)
+        a = int(evaluate(pos.board, pos.st, pos.vt, ev, ws))
+        b = int(evaluate(flipped.board, flipped.st, flipped.vt, ev, ws))
+        assert a == b, pos.fen()
+
+
+def _feature(fen, variant, name):
+    pos = Position.from_fen(fen, variant)
+    f = np.zeros(E.NF, np.int32)
+    E.eval_features(pos.board, pos.st, pos.vt, build_eval(variant), np.zeros(64, np.int32), f)
+    return int(f[E.FEATURE_INDEX[name]])
+
+
+def test_feature_values_on_known_positions():
+    """Hand-checked counts for the newer terms."""
+    # white rook on an open file (no pawns on e), black rook on a half-open one (white pawn on d only)
+    fen = "3rk3/8/8/8/8/8/3P4/4RK2 w - - 0 1"
+    assert _feature(fen, "chess", "open_file_R") == 1
+    assert _feature(fen, "chess", "half_open_file_R") == -1
+    assert _feature(fen, "chess", "bishop_pair") == 0
+    assert _feature("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1", "chess", "bishop_pair") == 1
+    # zone of the black king on e8: d8 e8 f8 d7 e7 f7; the queen on d6 attacks d7 d8 (file), e7 f8 (diagonal)
+    assert _feature("4k3/8/3Q4/8/8/8/8/4K3 w - - 0 1", "chess", "king_zone_Q") == 4
+    # ... and a queen further than 3 files/ranks from the king is not counted (see search/eval.py)
+    assert _feature("4k3/8/8/8/Q7/8/8/4K3 w - - 0 1", "chess", "king_zone_Q") == 0
+    # tempo is +1 for White to move, -1 for Black
+    assert _feature("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "chess", "tempo") == 1
+    assert _feature("4k3/8/8/8/8/8/8/4K3 b - - 0 1", "chess", "tempo") == -1
+    # king on e1 with pawns on d2 and f2 only: the e file next to/at the king has no own pawn
+    assert _feature("4k3/pppppppp/8/8/8/8/3P1P2/4K3 w - - 0 1", "chess", "king_open_file") == 1 - 0
+    # knightrelay: the rook on d4 is relayed by the knight on c2
+    assert _feature("4k3/8/8/8/3R4/8/2N5/4K3 w - - 0 1", "knightrelay", "relayed") == 1
+    # the rook on d6, relayed by the knight on e4, leaps to e8 (the king's square) and f7: two zone squares
+    assert _feature("4k3/8/3R4/8/4N3/8/8/4K3 w - - 0 1", "knightrelay", "relay_king_zone") == 2
+    assert _feature("4k3/8/3R4/8/8/8/4N3/4K3 w - - 0 1", "knightrelay", "relay_king_zone") == 0
+
+
+def test_grand_unpromotable_pawn_is_worth_less():
+    """Grand: a pawn may only promote to a type its side has lost. The marginal value of a rank-9
+    pawn (evaluation with it minus without it) is smaller when White has lost nothing it could
+    promote to than when a captured queen is available."""
+    # full white army minus nothing but pawns: no promotion possible
+    none_lost = "r8r/1nbqkcabn1/pppppppp2/10/10/10/10/10/1NBQKCABN1/R8R w - - 0 1"
+    queen_lost = "r8r/1nbqkcabn1/pppppppp2/10/10/10/10/10/1NB1KCABN1/R8R w - - 0 1"
+
+    def with_pawn(fen):
+        rows = fen.split()[0].split("/")
+        rows[1] = "1nbqkcabnP"        # white pawn on j9
+        return "/".join(rows) + " " + " ".join(fen.split()[1:])
+
+    def marginal(fen):
+        a = Position.from_fen(with_pawn(fen), "grand")
+        b = Position.from_fen(fen, "grand")
+        return ev_of(a) - ev_of(b)
+
+    assert _feature(with_pawn(none_lost), "grand", "unpromotable_0") == 1
+    assert _feature(with_pawn(queen_lost), "grand", "unpromotable_0") == 0
+    assert marginal(none_lost) < marginal(queen_lost)
+
+
+def test_weights_file_round_trip_and_errors(tmp_path):
+    """write_weights/load_weights: a written file reads back exactly; a file of another version,
+    variant or with an unknown feature is refused with a ValueError naming the file."""
+    w_mg, w_eg = _random_weights("grand", 3)
+    path = str(tmp_path / "grand.json")
+    E.write_weights("grand", w_mg, w_eg, {"note": "test"}, path=path)
+    mg, eg = load_weights("grand", path=path)
+    used = E.feature_used("grand")
+    assert (mg[used] == w_mg[used]).all() and (eg[used] == w_eg[used]).all()
+    import json
+    data = json.load(open(path))
+    assert data["version"] == E.WEIGHTS_VERSION and data["variant"] == "grand" and data["meta"] == {"note": "test"}
+    for bad in ({"version": 99}, {"variant": "chess"}, {"mg": {"no_such_feature": 1}}):
+        d = dict(data, **bad)
+        open(path, "w").write(json.dumps(d))
+        with pytest.raises(ValueError, match="grand.json"):
+            load_weights("grand", path=path)
+
+
+def test_shipped_weights_files_load():
+    """Every committed weights file matches the code (version, variant, feature names)."""
+    import os
+    for name in os.listdir(E.WEIGHTS_DIR) if os.path.isdir(E.WEIGHTS_DIR) else []:
+        if name.endswith(".json"):
+            load_weights(name[:-5])
