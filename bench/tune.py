@@ -66,13 +66,8 @@ import numpy as np
 
 import variants as _variants
 
-try:   # the linear-evaluation interface of search/eval.py
-    from search.eval import (FEATURES, eval_features, phase_total, load_weights, write_weights,
-                             feature_bounds, feature_used, build_eval)
-except ImportError:   # stand-in until search/eval.py has it
-    from bench._eval_stub import (FEATURES, eval_features, phase_total, load_weights, write_weights,
-                                  feature_bounds, feature_used)
-    from search.eval import build_eval
+from search.eval import (FEATURES, eval_features, phase_total, load_weights, write_weights,
+                         feature_bounds, feature_used, build_eval)
 
 NF = len(FEATURES)
 

@@ -210,13 +210,14 @@ def test_fit_on_selfplay_data_lowers_loss_and_writes_weights(tmp_path):
     with open(wpath, encoding="utf-8") as fh:
         d = json.load(fh)
     assert d["version"] == 1 and d["variant"] == "knightrelay"
-    assert set(d["mg"]) == set(T.FEATURES) and set(d["eg"]) == set(T.FEATURES)
+    used = np.asarray(T.feature_used("knightrelay"), dtype=bool)
+    names = {T.FEATURES[i] for i in np.flatnonzero(used)}
+    assert set(d["mg"]) == names and set(d["eg"]) == names      # the features this variant uses
     assert d["meta"]["positions"] == rep.n_positions and d["meta"]["K"] == pytest.approx(rep.K, abs=1e-5)
     assert d["meta"]["data"] == "kr.txt" and d["meta"]["seed"] == 2
     mg, eg = T.load_weights("knightrelay", wpath)          # the engine's reader accepts it
     assert np.array_equal(mg, rep.new_mg) and np.array_equal(eg, rep.new_eg)
     # frozen features keep their start value
-    used = np.asarray(T.feature_used("knightrelay"), dtype=bool)
     assert np.array_equal(mg[~used], rep.old_mg[~used]) and np.array_equal(eg[~used], rep.old_eg[~used])
     # deterministic
     rep2 = T.fit("knightrelay", data, seed=2, val=0.34, max_iter=100, write=False)
@@ -301,3 +302,23 @@ def test_cli_ctrl_c_keeps_finished_games(tmp_path):
     assert end == len(text.encode()) and len(done) == n
     r = T.datagen("knightrelay", n + 1, str(out), nodes=300, progress=False)
     assert r.games_done == n + 1 and r.games_new == len(set(range(n + 1)) - done) >= 1
+
+
+@pytest.mark.parametrize("variant", ["grand", "knightrelay"])
+def test_model_matches_the_engine_eval(variant):
+    """The tuner's model (features, phase, taper) gives the engine's evaluate(), so fitted
+    weights mean in the engine what they meant in the fit."""
+    from engine.rules.position import Position
+    from search.eval import build_eval, evaluate
+    from tests.conftest import playouts
+    fens = [f for g in playouts(variant, 4, 120, 3) for f in g.fens[::5]]
+    F, phase = T.extract_features(variant, fens)
+    w_mg, w_eg = T.load_weights(variant)
+    s = T.Model(F, phase, T.phase_total(variant)).scores(w_mg, w_eg)
+    ev = build_eval(variant)
+    ws = np.zeros(64, dtype=np.int32)
+    for fen, x in zip(fens, s):
+        pos = Position.from_fen(fen, variant)
+        e = int(evaluate(pos.board, pos.st, pos.vt, ev, ws))
+        white = e if pos.turn == 0 else -e
+        assert white == int(x) or abs(white - x) < 1.0 + 1e-6, (fen, white, x)
