@@ -89,7 +89,9 @@ HEADER_KEYS = ("variant", "nodes", "seed", "openings")
 DEFAULT_VAL = 0.1
 DEFAULT_MAX_ITER = 400
 DEFAULT_L2 = 1e-5
-DEFAULT_LAMBDA = 1.0
+# Half game result, half search score: on 160 knightrelay games (3 seeded 40-game validation splits)
+# the results-only validation loss fell by 0.0034 with 0.5 but rose by 0.003 with 1.0 (over-fit).
+DEFAULT_LAMBDA = 0.5
 SCALE = 100.0               # L-BFGS-B works on weights in pawns (better conditioned than cp)
 LN10 = math.log(10.0)
 
