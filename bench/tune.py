@@ -10,7 +10,8 @@ Two steps (front end: ``cardinal tune`` in :mod:`engine.cli`):
     variant's suite (``bench/suites/openings-<variant>.epd``, order shuffled with
     ``seed``); odd games start from its colour-mirrored position (ranks reversed,
     colours, side to move, castling rights and e.p. square swapped), so each opening
-    is played with both colours. Games end by the rules (checkmate, stalemate,
+    is played with both colours (past twice the suite's size the openings come round again;
+    the node jitter makes those games new ones). Games end by the rules (checkmate, stalemate,
     repetition, 50 moves, insufficient material) or by adjudication on the search
     scores: a win once the last ``WIN_PLIES`` scores are all beyond ``WIN_CP`` for the
     same side, a draw once the last ``DRAW_PLIES`` scores are within ``DRAW_CP`` after
@@ -73,7 +74,7 @@ NF = len(FEATURES)
 
 # ---- datagen defaults and rules
 DEFAULT_NODES = 4000        # node limit per move (times the jitter factor)
-DEFAULT_GAMES = 1200        # per variant: ~35-40 min with 2 worker processes on this machine
+DEFAULT_GAMES = 1800        # per variant: 35-40 min with 2 worker processes on two cores (47-53 games/min measured)
 NODE_JITTER = 0.25          # per-move node limit factor in [0.75, 1.25]
 SKIP_PLIES = 8              # positions recorded from this ply of the game on
 MAX_RECORD_CP = 2000        # |search score| above this is not recorded (mates, won games)

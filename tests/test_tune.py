@@ -322,3 +322,13 @@ def test_model_matches_the_engine_eval(variant):
         e = int(evaluate(pos.board, pos.st, pos.vt, ev, ws))
         white = e if pos.turn == 0 else -e
         assert white == int(x) or abs(white - x) < 1.0 + 1e-6, (fen, white, x)
+
+
+def test_cli_tune_runs_datagen_then_fit(tmp_path):
+    data, w = tmp_path / "d.txt", tmp_path / "w.json"
+    r = run("tune", "--variant", "knightrelay", "--games", "3", "--nodes", "300", "--concurrency", "1",
+            "--data", str(data), "--out", str(w), "--max-iter", "20", "--val", "0.34")
+    assert r.returncode == 0, r.stderr
+    assert "datagen:" in r.stdout and "3/3 games" in r.stdout and "K = " in r.stdout and "wrote" in r.stdout
+    assert data.read_text().count("\nG\t") == 3
+    assert json.loads(w.read_text())["meta"]["games"] == 3
