@@ -30,14 +30,16 @@ Two steps (front end: ``cardinal tune`` in :mod:`engine.cli`):
 
 Data file (text, UTF-8, tab-separated; one header line, then whole games)::
 
-    # cardinal-tune v1 variant=grand nodes=4000 seed=1 openings=default
+    # cardinal-tune v1 variant=grand nodes=4000 seed=1 openings=default weights=hand
     P <fen> <result> <score> <game> <ply>       one recorded position
     G <game> <result> <plies> <termination> <opening>   end of game <game>
 
 ``result`` is the game result from White's point of view (``1``, ``0.5``, ``0``),
 ``score`` the search score in centipawns from White's point of view, ``ply`` the
 plies played since the game's start position, ``termination`` one of
-``checkmate stalemate repetition fifty insufficient adj-win adj-draw max-plies``.
+``checkmate stalemate repetition fifty insufficient adj-win adj-draw max-plies``;
+the header's ``weights`` names the evaluation weights the games were played with
+(:func:`weights_digest`; informative: a resumed file keeps its first header).
 A game's ``P`` lines and its ``G`` line are appended in one write and flushed, and
 only positions followed by their game's ``G`` line count: an interrupted run loses
 at most the games in flight, and running the same command again plays the missing
@@ -259,7 +261,19 @@ def format_game(g: GameRecord) -> str:
 
 
 def header_line(params: dict) -> str:
-    return HEADER + "".join(f" {k}={params[k]}" for k in HEADER_KEYS) + "\n"
+    return HEADER + "".join(f" {k}={v}" for k, v in params.items()) + "\n"
+
+
+def weights_digest(variant: str) -> str:
+    """What the games are played with: the first 12 hex digits of the SHA-256 of the
+    variant's weights file, or ``hand`` (no file: the hand-set weights)."""
+    import hashlib
+    from search.eval import weights_path
+    p = weights_path(variant)
+    if not os.path.exists(p):
+        return "hand"
+    with open(p, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()[:12]
 
 
 def parse_header(line: str) -> dict | None:
@@ -356,7 +370,7 @@ def datagen(variant: str, games: int, out: str, nodes: int = DEFAULT_NODES, conc
         d = os.path.dirname(os.path.abspath(out))
         os.makedirs(d, exist_ok=True)
         with open(out, "w", encoding="utf-8") as fh:
-            fh.write(header_line(params))
+            fh.write(header_line({**params, "weights": weights_digest(variant)}))
     todo = [g for g in range(games) if g not in done]
     tasks = [(variant, g, *game_start(ops, seed, g), int(nodes), int(seed)) for g in todo]
     res = DatagenResult(out, len(done & set(range(games))), 0, 0, 0.0)
