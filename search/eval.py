@@ -35,9 +35,11 @@ Features (per side, white minus black):
     isolated; pawns in or near the zone whose side has nothing to promote to
     (grand: promotion only to a captured type).
   * rooks (any piece sliding along files) on open and half-open files, bishop pair,
-    king shelter pawns, files next to the king without an own pawn, tempo.
-  * Knight Relay: pieces relayed now, squares a knight could step to and relay a
-    friend from, and enemy king-zone squares attacked by relayed knight leaps.
+    king shelter pawns, files next to the king without an own pawn, pawns storming
+    the enemy king (1-3 ranks in front of it, its file and the adjacent ones), tempo.
+  * Knight Relay: pieces relayed now, their knight-leap squares (relay mobility) and
+    those in the enemy king zone, and squares a knight could step to and relay a
+    friend from.
 
 Table layout (``int32``, :func:`build_eval`)::
 
@@ -94,6 +96,8 @@ F_RELAY = 137          # knightrelay: pieces relayed now (a knight's move from a
 F_REACH = 138          # knightrelay: empty squares a knight can step to and relay a friend from
 F_RELAY_KZONE = 139    # knightrelay: enemy king-zone squares attacked by relayed knight leaps
 F_TEMPO = 140          # +1 White to move, -1 Black to move
+F_PAWN_STORM = 141     # own pawns 1-3 ranks in front of the enemy king, on its file and the adjacent ones
+F_RELAY_MOB = 142      # knightrelay: knight-leap squares (not own-occupied) of relayed pieces
 F_OPEN = 144           # + type: file-sliding pieces on a file without pawns
 F_SEMI = 160           # + type: file-sliding pieces on a file without own pawns but with enemy ones
 NF = 176
@@ -121,7 +125,8 @@ def _feature_names():
                  (F_KNIGHT_BEYOND, "knight_beyond"), (F_ROOK_7TH, "rook_7th"), (F_DOUBLED, "doubled"),
                  (F_ISOLATED, "isolated"), (F_SHIELD, "king_shield"), (F_KING_OPEN, "king_open_file"),
                  (F_BISHOP_PAIR, "bishop_pair"), (F_RELAY, "relayed"), (F_REACH, "relay_reach"),
-                 (F_RELAY_KZONE, "relay_king_zone"), (F_TEMPO, "tempo")):
+                 (F_RELAY_KZONE, "relay_king_zone"), (F_TEMPO, "tempo"), (F_PAWN_STORM, "pawn_storm"),
+                 (F_RELAY_MOB, "relay_mobility")):
         names[i] = n
     for i in range(NF):
         if names[i] == "-":
@@ -291,10 +296,10 @@ def feature_used(name: str) -> np.ndarray:
         u[F_PASSED + d] = True
     if v.promotion_limits:
         u[F_UNPROMO:F_UNPROMO + 4] = True
-    u[[F_DOUBLED, F_ISOLATED, F_SHIELD, F_KING_OPEN, F_TEMPO]] = True
+    u[[F_DOUBLED, F_ISOLATED, F_SHIELD, F_KING_OPEN, F_TEMPO, F_PAWN_STORM]] = True
     u[F_BISHOP_PAIR] = LETTER_TYPE["B"] in types
     if v.relay:
-        u[[F_RELAY, F_REACH, F_RELAY_KZONE]] = True
+        u[[F_RELAY, F_REACH, F_RELAY_KZONE, F_RELAY_MOB]] = True
     return u
 
 
@@ -553,15 +558,22 @@ def _eval_core(board, st, vt, ev, ws, f, trace):
                     mg += sign * ev[EV_WMG + F_RELAY]
                     eg += sign * ev[EV_WEG + F_RELAY]
                     rz = 0
+                    rm = 0
                     for o2 in KNIGHT_OFFSETS:
+                        q = board[s + o2]
+                        if q == OFF:
+                            continue
+                        if q == EMPTY or (q & 0x30) != own:
+                            rm += 1
                         x = s + o2 - zbase
-                        if 0 <= x < _ZONE_SPAN and ((_ZONE_MASK >> x) & 1) != 0 and board[s + o2] != OFF:
+                        if 0 <= x < _ZONE_SPAN and ((_ZONE_MASK >> x) & 1) != 0:
                             rz += 1
-                    mg += sign * rz * ev[EV_WMG + F_RELAY_KZONE]
-                    eg += sign * rz * ev[EV_WEG + F_RELAY_KZONE]
+                    mg += sign * (rz * ev[EV_WMG + F_RELAY_KZONE] + rm * ev[EV_WMG + F_RELAY_MOB])
+                    eg += sign * (rz * ev[EV_WEG + F_RELAY_KZONE] + rm * ev[EV_WEG + F_RELAY_MOB])
                     if trace:
                         f[F_RELAY] += sign
                         f[F_RELAY_KZONE] += sign * rz
+                        f[F_RELAY_MOB] += sign * rm
                     break
     # pass 2: pawn structure (passed / doubled / isolated / unpromotable), from the file masks
     pstart = vt[V_PROMO_START]
@@ -656,10 +668,23 @@ def _eval_core(board, st, vt, ev, ws, f, trace):
             if board[k + fwd + d] == pw or board[k + 2 * fwd + d] == pw:
                 c += 1
         kf = vt[V_FILE + k]
+        kr = vt[V_RANK + k]
+        # enemy pawns 1..3 ranks in front of this king (towards the enemy) on its file and the adjacent ones
+        storm = ((0b111 << (kr + 1)) if col == 0 else ((0b111 << kr) >> 3)) & 0xFFFF
         o = 0
+        ps = 0
         for fl in range(kf - 1, kf + 2):
-            if 0 <= fl < W and ws[col * 12 + fl] == 0:
-                o += 1
+            if 0 <= fl < W:
+                if ws[col * 12 + fl] == 0:
+                    o += 1
+                x = ws[(1 - col) * 12 + fl] & storm
+                while x != 0:
+                    ps += 1
+                    x &= x - 1
+        mg -= sign * ps * ev[EV_WMG + F_PAWN_STORM]
+        eg -= sign * ps * ev[EV_WEG + F_PAWN_STORM]
+        if trace:
+            f[F_PAWN_STORM] -= sign * ps
         mg += sign * (c * ev[EV_WMG + F_SHIELD] + o * ev[EV_WMG + F_KING_OPEN])
         eg += sign * (c * ev[EV_WEG + F_SHIELD] + o * ev[EV_WEG + F_KING_OPEN])
         if trace:

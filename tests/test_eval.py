@@ -176,6 +176,11 @@ def test_feature_values_on_known_positions():
     # the rook on d6, relayed by the knight on e4, leaps to e8 (the king's square) and f7: two zone squares
     assert _feature("4k3/8/3R4/8/4N3/8/8/4K3 w - - 0 1", "knightrelay", "relay_king_zone") == 2
     assert _feature("4k3/8/3R4/8/8/8/4N3/4K3 w - - 0 1", "knightrelay", "relay_king_zone") == 0
+    # relay mobility: the relayed rook on d4 has 8 knight-leap squares, minus c2 (its own knight)
+    assert _feature("4k3/8/8/8/3R4/8/2N5/4K3 w - - 0 1", "knightrelay", "relay_mobility") == 7
+    # pawn storm: white pawns on f5 and d6 are 1-3 ranks in front of the black king on e8; g6 is off its files;
+    # the black pawn on e4 is 3 ranks in front of the white king on e1... (e2, e3, e4): one
+    assert _feature("4k3/8/3P2P1/5P2/4p3/8/8/4K3 w - - 0 1", "chess", "pawn_storm") == 2 - 1
 
 
 def test_grand_unpromotable_pawn_is_worth_less():
