@@ -307,13 +307,16 @@ def feature_bounds(name: str):
     """Sign constraints for the tuner: a list of ``(lo, hi)`` (``None`` = free) in feature order.
 
     A pawn that cannot promote is never worth more for that: ``unpromotable_*`` <= 0.
-    Material is positive.
+    Material is positive, and so are the knight-relay terms (a relay only adds moves).
     """
     b = [(None, None)] * NF
     for d in range(4):
         b[F_UNPROMO + d] = (None, 0)
     for t in range(1, 9):
         b[F_MAT + t] = (0, None)
+    # a relay only adds moves (knight leaps) to a piece: never a penalty
+    for i in (F_RELAY, F_RELAY_MOB, F_RELAY_KZONE, F_REACH):
+        b[i] = (0, None)
     return b
 
 
