@@ -418,7 +418,15 @@ def make_eval(name: str, w_mg, w_eg) -> np.ndarray:
 
 # king zone test: x = t - king + STRIDE + 1 is in this bit set iff t is the king's square or a neighbour
 _ZONE_MASK = sum(1 << (dr * STRIDE + df) for dr in range(3) for df in range(3))
-_ZONE_SPAN = 2 * STRIDE + 3
+
+
+@njit(cache=True, nogil=True)
+def _in_zone(t, zbase):
+    """1 if square ``t`` is in the king zone whose corner is ``zbase`` (king - STRIDE - 1), else 0."""
+    x = t - zbase
+    if (x >> 5) == 0:        # 0 <= x < 32 (the mask spans 2 * STRIDE + 3 = 27 bits)
+        return (_ZONE_MASK >> x) & 1
+    return 0
 
 
 @njit(cache=True, nogil=True)
@@ -430,9 +438,7 @@ def _slider_zone(board, vt, s, ty, zbase):
         off = vt[V_SLIDE + ty * 8 + k]
         t = s + off
         while board[t] != OFF:
-            x = t - zbase
-            if (x >> 5) == 0:        # 0 <= x < 32
-                z += (_ZONE_MASK >> x) & 1
+            z += _in_zone(t, zbase)
             if board[t] != EMPTY:
                 break
             t += off
@@ -516,9 +522,7 @@ def _eval_core(board, st, vt, ev, ws, f, trace):
                 if q == EMPTY or (q & 0x30) != own:
                     cnt += 1
                 if near:
-                    x = t - zbase
-                    if (x >> 5) == 0:        # 0 <= x < 32
-                        zone += (_ZONE_MASK >> x) & 1
+                    zone += _in_zone(t, zbase)
         for k in range(vt[V_SLIDE_N + ty]):
             off = vt[V_SLIDE + ty * 8 + k]
             t = s + off
@@ -568,9 +572,7 @@ def _eval_core(board, st, vt, ev, ws, f, trace):
                             continue
                         if q == EMPTY or (q & 0x30) != own:
                             rm += 1
-                        x = s + o2 - zbase
-                        if 0 <= x < _ZONE_SPAN and ((_ZONE_MASK >> x) & 1) != 0:
-                            rz += 1
+                        rz += _in_zone(s + o2, zbase)
                     mg += sign * (rz * ev[EV_WMG + F_RELAY_KZONE] + rm * ev[EV_WMG + F_RELAY_MOB])
                     eg += sign * (rz * ev[EV_WEG + F_RELAY_KZONE] + rm * ev[EV_WEG + F_RELAY_MOB])
                     if trace:

@@ -169,8 +169,9 @@ def test_feature_values_on_known_positions():
     # tempo is +1 for White to move, -1 for Black
     assert _feature("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "chess", "tempo") == 1
     assert _feature("4k3/8/8/8/8/8/8/4K3 b - - 0 1", "chess", "tempo") == -1
-    # king on e1 with pawns on d2 and f2 only: the e file next to/at the king has no own pawn
-    assert _feature("4k3/pppppppp/8/8/8/8/3P1P2/4K3 w - - 0 1", "chess", "king_open_file") == 1 - 0
+    # White: king on e1, pawns on d2 and f2 only, so of d, e, f only e lacks a white pawn (1);
+    # Black: king on e8 with pawns on every file (0)
+    assert _feature("4k3/pppppppp/8/8/8/8/3P1P2/4K3 w - - 0 1", "chess", "king_open_file") == 1
     # knightrelay: the rook on d4 is relayed by the knight on c2
     assert _feature("4k3/8/8/8/3R4/8/2N5/4K3 w - - 0 1", "knightrelay", "relayed") == 1
     # the rook on d6, relayed by the knight on e4, leaps to e8 (the king's square) and f7: two zone squares
