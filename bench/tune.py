@@ -1,6 +1,6 @@
 """Texel tuning of the linear evaluation (``cardinal tune``): self-play data, then a fit.
 
-Two steps (front end: ``cardinal tune`` in :mod:`engine.cli`):
+Two steps, and an optional one between them (front end: ``cardinal tune`` in :mod:`engine.cli`):
 
 ``datagen``
     Self-play games in-process (no UCI): :class:`search.driver.Searcher` with a node
@@ -20,6 +20,19 @@ Two steps (front end: ``cardinal tune`` in :mod:`engine.cli`):
     Recorded positions (the quiet filter): from ply ``SKIP_PLIES`` of the game on,
     not in check, the searched best move neither a capture nor a promotion, and
     ``|score| <= MAX_RECORD_CP`` (no mate scores).
+
+``teacher`` (optional)
+    Re-scores every recorded position of a data file with an outside UCI engine
+    (default Fairy-Stockfish, :func:`bench.engines.find_fairy_stockfish`) at a fixed
+    depth (``go depth D``; ``UCI_Variant`` the variant, ``Threads`` 1, ``Hash``) and
+    writes the same games to another data file with the score column replaced by the
+    teacher's score (White's point of view; a ``mate`` score, or none, drops the
+    position: its game's other positions and ``G`` line stay). The header keeps the
+    input's keys and adds ``teacher=<engine file name> depth=D``. ``ucinewgame`` before
+    each game; a position seen before in the run (same first four FEN fields) takes
+    the score found then. Written like ``datagen``: whole games appended and flushed,
+    a rerun skips the games ``OUT`` has, Ctrl-C keeps the finished games, the engine
+    processes (``concurrency``, one thread each) are always killed.
 
 ``fit``
     Texel tuning: features of every position by :func:`search.eval.eval_features`,
@@ -51,8 +64,10 @@ counts) and phase ``p`` in ``0..total``, the white score in centipawns is
 ``s = (w_mg.f * p + w_eg.f * (total - p)) / total`` and the predicted result
 ``sigmoid(s) = 1 / (1 + 10 ** (-K * s / 400))``. Loss = mean over positions of
 ``(target - sigmoid(s)) ** 2`` with ``target = lambda * result + (1 - lambda) *
-sigmoid_K(search score)``, plus ``l2 * sum(((w - w_start) / 100) ** 2)`` over the
-free weights.
+sigmoid_K_s(search score)``, plus ``l2 * sum(((w - w_start) / 100) ** 2)`` over the
+free weights. ``K_s`` is ``K`` (``score_k='same'``) or, for a teacher's scores on another
+scale (``score_k='fit'``, the default when the header names a ``teacher``), the
+minimiser of mean ``(result - sigmoid_K_s(score)) ** 2`` over the training positions.
 """
 from __future__ import annotations
 
@@ -420,6 +435,230 @@ def datagen(variant: str, games: int, out: str, nodes: int = DEFAULT_NODES, conc
     return res
 
 
+# =============================================================== teacher
+
+DEFAULT_TEACHER_DEPTH = 6
+TEACHER_TIMEOUT = 600.0     # s per search: a fixed-depth search that takes longer is an engine fault
+TEACHER_KEYS = ("teacher", "depth")
+
+
+def _teacher_games(path: str, variant: str):
+    """``(header, [(gid, [(fen, result_text, ply_text)], g_line)])``: the finished games of a
+    data file in file order (positions of unfinished games left out). Raises ``ValueError``
+    for a malformed line or another variant's file, ``OSError``."""
+    header = None
+    pending: dict = {}
+    games = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if n == 1 and line.startswith("#"):
+                header = parse_header(line)
+                if header is None:
+                    raise ValueError(f"{path}: not a cardinal tune data file (no '{HEADER}' header line)")
+                if header.get("variant") != variant:
+                    raise ValueError(f"{path}: data of variant {header.get('variant')}, not {variant}")
+                continue
+            if not line.endswith("\n"):
+                break
+            if not line.strip() or line.startswith("#"):
+                continue
+            f = line.rstrip("\n").split("\t")
+            try:
+                if f[0] == "P" and len(f) == 6:
+                    float(f[2]), float(f[3]), int(f[5])
+                    if len(f[1].split()) < 4:
+                        raise ValueError
+                    pending.setdefault(int(f[4]), []).append((f[1], f[2], f[5]))
+                elif f[0] == "G" and len(f) >= 3:
+                    gid = int(f[1])
+                    games.append((gid, pending.pop(gid, []), line))
+                else:
+                    raise ValueError
+            except (ValueError, IndexError):
+                raise ValueError(f"{path}:{n}: malformed line (expected 'P\\tfen\\tresult\\tscore\\tgame\\tply' "
+                                 "or 'G\\tgame\\tresult...')") from None
+    if header is None:
+        raise ValueError(f"{path}: not a cardinal tune data file (no '{HEADER}' header line)")
+    return header, games
+
+
+@dataclass
+class TeacherResult:
+    """What :func:`teacher` did: games in ``path`` (of the input's finished games), games and
+    positions written now, searches run (the rest came from the cache), positions dropped for
+    a mate score."""
+    path: str
+    games_total: int
+    games_done: int
+    games_new: int
+    positions_new: int
+    searches: int
+    mates_dropped: int
+    seconds: float
+    interrupted: bool = False
+
+
+def teacher_score(eng, fen: str, depth: int, white_to_move: bool) -> int | None:
+    """White's score (cp) of one fixed-depth search by UCI engine ``eng``
+    (a :class:`bench.engines.UciEngine`); None for a mate score or no score."""
+    eng.position(fen)
+    r = eng.search(f"depth {int(depth)}", TEACHER_TIMEOUT)
+    sc = r.last.get("score")
+    if sc is None or sc[0] != "cp":
+        return None
+    return int(sc[1]) if white_to_move else -int(sc[1])
+
+
+def teacher(variant: str, data: str, out: str, depth: int = DEFAULT_TEACHER_DEPTH, engine: str | None = None,
+            concurrency: int = 1, hash_mb: int = HASH_MB, progress: bool = True, log=None,
+            warn=None) -> TeacherResult:
+    """Re-score every recorded position of data file ``data`` with an outside UCI engine
+    (default Fairy-Stockfish) at fixed depth ``depth`` and write the games to ``out``
+    (the same format, the score column replaced; see the module docstring).
+
+    ``concurrency`` engine processes (one thread each). Raises ``ValueError`` for a bad
+    input or output file or no engine, ``bench.engines.EngineError`` if the engine fails;
+    Ctrl-C ends the run with ``interrupted=True`` (finished games kept). Every engine
+    process is killed before returning.
+    """
+    import queue
+    import threading
+    from bench import engines as E
+    variant = _variants.get(variant).name
+    if not 1 <= int(depth) <= 99:
+        raise ValueError(f"depth must be 1..99, not {depth}")
+    path = E.find_fairy_stockfish(engine)
+    if path is None:
+        raise ValueError(f"{engine}: not an executable file" if engine else
+                         "Fairy-Stockfish not found (install fairy-stockfish, or give --engine PATH)")
+    src_header, games = _teacher_games(data, variant)
+    name = os.path.basename(path).replace(" ", "_") or "engine"
+    params = {k: v for k, v in src_header.items() if k not in TEACHER_KEYS}
+    params.update({"teacher": name, "depth": int(depth)})
+    done: set = set()
+    if os.path.exists(out) and os.path.getsize(out) > 0:
+        header, done, end = scan_data(out)
+        if header is None:
+            raise ValueError(f"{out}: not a cardinal tune data file (no '{HEADER}' header line)")
+        for k in HEADER_KEYS + TEACHER_KEYS:
+            if str(header.get(k)) != str(params.get(k)):
+                raise ValueError(f"{out}: made with {k}={header.get(k)}, not {params.get(k)} "
+                                 "(use another --out, or the same settings to continue it)")
+        if end < os.path.getsize(out):   # an unfinished game's lines: dropped
+            with open(out, "r+b") as fh:
+                fh.truncate(end)
+    elif os.path.abspath(out) == os.path.abspath(data):
+        raise ValueError(f"{out}: the output must not be the input file")
+    else:
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write(header_line(params))
+    all_ids = {g[0] for g in games}
+    todo = [g for g in games if g[0] not in done]
+    res = TeacherResult(out, len(all_ids), len(done & all_ids), 0, 0, 0, 0, 0.0)
+    t0 = time.perf_counter()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=sum(len(g[1]) for g in todo), desc=f"teacher {variant} depth {depth}", unit="pos",
+                   file=sys.stderr, dynamic_ncols=True, disable=None, mininterval=0.5)
+    cache: dict = {}
+    tasks: queue.Queue = queue.Queue()
+    for g in todo:
+        tasks.put(g)
+    results: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    engs = []
+    threads = []
+
+    def work(eng):
+        try:
+            while not stop.is_set():
+                try:
+                    gid, plist, gline = tasks.get_nowait()
+                except queue.Empty:
+                    break
+                eng.proc.send("ucinewgame")
+                lines, searched, mates = [], 0, 0
+                for fen, rtext, ptext in plist:
+                    if stop.is_set():
+                        return
+                    key = " ".join(fen.split()[:4])
+                    if key in cache:
+                        sc = cache[key]
+                    else:
+                        sc = teacher_score(eng, fen, depth, fen.split()[1] == "w")
+                        cache[key] = sc
+                        searched += 1
+                    if sc is None:
+                        mates += 1
+                        continue
+                    lines.append(f"P\t{fen}\t{rtext}\t{sc}\t{gid}\t{ptext}\n")
+                lines.append(gline)
+                results.put((gid, "".join(lines), len(plist), len(lines) - 1, searched, mates))
+        except BaseException as e:     # the engine died or hung: reported by the main thread
+            if not stop.is_set():
+                results.put(e)
+        finally:
+            results.put(None)
+
+    fh = open(out, "a", encoding="utf-8")
+    try:
+        if todo:
+            for i in range(max(1, min(int(concurrency), len(todo)))):
+                spec = E.EngineSpec(cmd=[path], name=f"{name}-{i + 1}",
+                                    options={"Threads": "1", "Hash": str(int(hash_mb))})
+                eng = E.UciEngine(spec, variant=variant, warn=warn)
+                engs.append(eng)
+                eng.set_variant(variant)
+                eng.sync()
+            for eng in engs:
+                th = threading.Thread(target=work, args=(eng,), daemon=True, name=f"teacher-{eng.label}")
+                th.start()
+                threads.append(th)
+        running = len(threads)
+        while running:
+            try:
+                item = results.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if item is None:
+                running -= 1
+                continue
+            if isinstance(item, BaseException):
+                if isinstance(item, (E.Died, E.NoReply)):
+                    raise E.EngineError(f"engine {path}: {'died' if isinstance(item, E.Died) else 'no answer'} "
+                                        f"during a search at depth {depth}") from None
+                raise item
+            gid, text, n_in, n_out, searched, mates = item
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+            res.games_new += 1
+            res.games_done += 1
+            res.positions_new += n_out
+            res.searches += searched
+            res.mates_dropped += mates
+            if bar is not None:
+                bar.set_postfix_str(f"{res.games_done}/{res.games_total} games", refresh=False)
+                bar.update(n_in)
+            if log is not None:
+                log(gid)
+    except KeyboardInterrupt:
+        res.interrupted = True
+    finally:
+        stop.set()
+        for eng in engs:
+            eng.kill()
+        for th in threads:
+            th.join(timeout=10)
+        fh.close()
+        if bar is not None:
+            bar.close()
+        res.seconds = time.perf_counter() - t0
+    return res
+
+
 # =============================================================== fit
 
 @dataclass
@@ -576,8 +815,16 @@ class Model:
 
 def fit_k(model: Model, w_mg, w_eg, result, lo: float = 0.05, hi: float = 10.0) -> float:
     """Texel's ``K``: the minimiser of the loss of ``result`` with fixed weights (bounded scalar search)."""
+    return fit_scale(model.scores(w_mg, w_eg), result, lo, hi)
+
+
+def fit_scale(s, result, lo: float = 0.05, hi: float = 10.0) -> float:
+    """The ``K`` in ``[lo, hi]`` minimising mean ``(result - sigmoid_K(s)) ** 2`` for White
+    scores ``s`` (cp; bounded scalar search). :func:`fit_k` on the model's scores; ``K_s``
+    on the data file's score column."""
     from scipy.optimize import minimize_scalar
-    s = model.scores(w_mg, w_eg)
+    s = np.asarray(s, dtype=np.float64)
+    result = np.asarray(result, dtype=np.float64)
 
     def f(K):
         d = sigmoid(s, K) - result
@@ -693,14 +940,23 @@ class TuneReport:
     seconds_fit: float
     path: str | None = None
     meta: dict = field(default_factory=dict)
+    score_k: str = "same"  # 'same': the score column scaled with K; 'fit': with its own K_s
+    K_s: float | None = None
+
+
+def default_score_k(header: dict | None) -> str:
+    """``fit`` for a data file whose header records a teacher (:func:`teacher`), else ``same``."""
+    return "fit" if header and header.get("teacher") else "same"
 
 
 def fit(variant: str, data: str, out: str | None = None, seed: int = 1, val: float = DEFAULT_VAL,
         max_iter: int = DEFAULT_MAX_ITER, lam: float = DEFAULT_LAMBDA, l2: float = DEFAULT_L2,
-        write: bool = True, progress: bool = False) -> TuneReport:
+        write: bool = True, progress: bool = False, score_k: str | None = None) -> TuneReport:
     """Texel-tune ``variant``'s weights on data file ``data``; write them (``out``, default
-    ``variants/weights/<variant>.json``) unless ``write`` is False. Raises ``ValueError`` for
-    a malformed or empty data file, ``OSError``."""
+    ``variants/weights/<variant>.json``) unless ``write`` is False. ``score_k``: ``same`` (the
+    score column's sigmoid uses K), ``fit`` (its own ``K_s``, fitted to the training results),
+    None: :func:`default_score_k` of the file's header. Raises ``ValueError`` for a malformed
+    or empty data file or a bad ``score_k``, ``OSError``."""
     variant = _variants.get(variant).name
     ds = read_data(data, variant)
     if len(ds.fens) == 0:
@@ -716,12 +972,17 @@ def fit(variant: str, data: str, out: str | None = None, seed: int = 1, val: flo
     w0_mg, w0_eg = (np.asarray(w, dtype=np.int64) for w in load_weights(variant))
     t1 = time.perf_counter()
     K = fit_k(mt, w0_mg, w0_eg, ds.result[tmask])
+    if score_k is None:
+        score_k = default_score_k(ds.header)
+    if score_k not in ("same", "fit"):
+        raise ValueError(f"score_k must be 'same' or 'fit', not {score_k!r}")
+    K_s = fit_scale(ds.score[tmask], ds.result[tmask]) if score_k == "fit" else K
 
     def target(mask):
         y = ds.result[mask]
         if lam >= 1.0:
             return y
-        return lam * y + (1.0 - lam) * sigmoid(ds.score[mask], K)
+        return lam * y + (1.0 - lam) * sigmoid(ds.score[mask], K_s)
     yt, yv = target(tmask), target(vmask)
     before = (mt.loss(w0_mg, w0_eg, K, yt), mv.loss(w0_mg, w0_eg, K, yv))
     used = np.asarray(feature_used(variant), dtype=bool)
@@ -733,13 +994,15 @@ def fit(variant: str, data: str, out: str | None = None, seed: int = 1, val: flo
     t_fit = time.perf_counter() - t1
     rep = TuneReport(variant, data, len(ds.fens), ds.games, ds.duplicates, int(tmask.sum()), int(vmask.sum()),
                      len(np.unique(ds.game[tmask])), len(np.unique(ds.game[vmask])), K, before, after, fr,
-                     w0_mg, w0_eg, new_mg, new_eg, 2 * int(used.sum()), t_feat, t_fit)
+                     w0_mg, w0_eg, new_mg, new_eg, 2 * int(used.sum()), t_feat, t_fit,
+                     score_k=score_k, K_s=K_s)
 
     def r6(x):
         return None if x != x else round(float(x), 6)
     rep.meta = {"method": "Texel tuning, L-BFGS-B", "data": os.path.basename(data),
                 "data_header": ds.header or {}, "positions": rep.n_positions, "games": ds.games,
                 "train_positions": rep.n_train, "val_positions": rep.n_val, "K": round(K, 6),
+                "score_k": score_k, "K_s": round(K_s, 6),
                 "loss_before": {"train": r6(before[0]), "val": r6(before[1])},
                 "loss_after": {"train": r6(after[0]), "val": r6(after[1])},
                 "lambda": lam, "l2": l2, "val_fraction": val, "seed": seed, "max_iter": max_iter,
@@ -775,6 +1038,9 @@ def print_report(rep: TuneReport, file=None) -> None:
     p(f"features: {len(FEATURES)} x (mg, eg), {rep.free} weights free; "
       f"feature extraction {rep.seconds_features:.1f} s")
     p(f"K = {rep.K:.4f}")
+    if rep.K_s is not None:
+        how = "fitted to the score column" if rep.score_k == "fit" else "the same as K"
+        p(f"K_s = {rep.K_s:.4f} (score scale, {how})")
     p(f"loss     train      validation")
     p(f"before   {fl(rep.loss_before[0])}   {fl(rep.loss_before[1])}")
     p(f"after    {fl(rep.loss_after[0])}   {fl(rep.loss_after[1])}   (rounded weights)")

@@ -9,6 +9,7 @@ Sub-commands:
     cardinal match ...                           engine-vs-engine matches (bench/match.py)
     cardinal tune --variant V                    Texel tuning: self-play data, then fit variants/weights/V.json
     cardinal tune datagen|fit ...                the two steps alone (bench/tune.py)
+    cardinal tune teacher --variant V --data IN --out OUT   re-score a data file with Fairy-Stockfish
     cardinal warmup                              compile and cache every numba function
     cardinal serve [--host H] [--port P] [--open] [--max-engines N]   browser board (engine/web/)
 
@@ -94,6 +95,18 @@ class _OneLineParser(argparse.ArgumentParser):
 
 def _tune_args(ap, step: str, T) -> None:
     ap.add_argument("--variant", required=True, help=f"{', '.join(variants.all_names())}")
+    if step == "teacher":
+        ap.add_argument("--data", required=True, metavar="IN", help="data file written by cardinal tune datagen")
+        ap.add_argument("--out", required=True, metavar="OUT", help="data file with the teacher's scores "
+                        "(continued if it exists)")
+        ap.add_argument("--depth", type=int, default=T.DEFAULT_TEACHER_DEPTH,
+                        help=f"search depth per position (default {T.DEFAULT_TEACHER_DEPTH})")
+        ap.add_argument("--engine", default=None, metavar="PATH",
+                        help="UCI engine executable (default: fairy-stockfish on PATH or in /usr/games)")
+        ap.add_argument("--concurrency", type=int, default=1, help="engine processes (default 1)")
+        ap.add_argument("--hash", type=int, default=T.HASH_MB, help=f"engine hash in MB (default {T.HASH_MB})")
+        ap.add_argument("--no-progress", action="store_true", help="no progress bar (there is none off a terminal)")
+        return
     ap.add_argument("--seed", type=int, default=1, help="random seed: opening order and node jitter "
                     "(datagen), train/validation split (fit) (default 1)")
     if step in ("datagen", "all"):
@@ -117,13 +130,16 @@ def _tune_args(ap, step: str, T) -> None:
                         help=f"target = lambda * result + (1 - lambda) * sigmoid(search score) (default {T.DEFAULT_LAMBDA})")
         ap.add_argument("--l2", type=float, default=None, help="L2 penalty towards the starting weights, "
                         f"per pawn squared (default {T.DEFAULT_L2:g})")
+        ap.add_argument("--score-k", choices=("same", "fit"), default=None,
+                        help="scale of the score column in the target: K (same) or its own K_s fitted to "
+                        "the results (fit) (default: fit if the data header records a teacher, else same)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar (there is none off a terminal)")
 
 
 def _tune_check(a) -> str | None:
     """The first problem with the options, as an error line (None: fine)."""
     for name, lo, hi in (("games", 1, 10_000_000), ("nodes", 1, 100_000_000), ("concurrency", 1, 64),
-                         ("max_iter", 1, 1_000_000)):
+                         ("max_iter", 1, 1_000_000), ("depth", 1, 99), ("hash", 1, 65536)):
         v = getattr(a, name, None)
         if v is not None and not lo <= v <= hi:
             return f"--{name.replace('_', '-')} must be {lo}..{hi}, not {v}"
@@ -137,12 +153,14 @@ def _tune_check(a) -> str | None:
 
 def _tune(argv) -> int:
     import os
-    step = argv[0] if argv and argv[0] in ("datagen", "fit") else "all"
+    step = argv[0] if argv and argv[0] in ("datagen", "fit", "teacher") else "all"
     rest = argv[1:] if step != "all" else argv
     prog = "cardinal tune" + ("" if step == "all" else " " + step)
     desc = {"all": "Texel tuning: self-play data (datagen) then the fit, writing variants/weights/<variant>.json.",
             "datagen": "Self-play games with a node limit; appends whole games of quiet positions to the data file.",
-            "fit": "Fit K, then the mg/eg weights (L-BFGS-B) on a data file; writes the weights file."}[step]
+            "fit": "Fit K, then the mg/eg weights (L-BFGS-B) on a data file; writes the weights file.",
+            "teacher": "Re-score every position of a data file with an outside UCI engine (default "
+                       "Fairy-Stockfish) at a fixed depth; writes the same games with the teacher's scores."}[step]
     from bench import tune as T
     ap = _OneLineParser(prog=prog, description=desc)
     _tune_args(ap, step, T)
@@ -158,6 +176,8 @@ def _tune(argv) -> int:
         return 2
     progress = not a.no_progress
     rc = 0
+    if step == "teacher":
+        return _tune_teacher(a, variant, T, progress)
     try:
         if step in ("datagen", "all"):
             out = (a.out if step == "datagen" else a.data) or T.default_data_path(variant)
@@ -177,7 +197,7 @@ def _tune(argv) -> int:
                         val=T.DEFAULT_VAL if a.val is None else a.val,
                         max_iter=a.max_iter or T.DEFAULT_MAX_ITER,
                         lam=T.DEFAULT_LAMBDA if a.lam is None else a.lam,
-                        l2=T.DEFAULT_L2 if a.l2 is None else a.l2, progress=progress)
+                        l2=T.DEFAULT_L2 if a.l2 is None else a.l2, progress=progress, score_k=a.score_k)
             T.print_report(rep)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -189,6 +209,32 @@ def _tune(argv) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     return rc
+
+
+def _tune_teacher(a, variant: str, T, progress: bool) -> int:
+    from bench.engines import EngineError, kill_all
+    try:
+        r = T.teacher(variant, a.data, a.out, depth=a.depth, engine=a.engine, concurrency=a.concurrency,
+                      hash_mb=a.hash, progress=progress, warn=lambda s: print(f"warning: {s}", file=sys.stderr))
+    except (ValueError, EngineError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    finally:
+        kill_all()
+    rate = r.searches / max(r.seconds, 1e-9)
+    print(f"teacher: {r.path}: {r.games_done}/{r.games_total} games ({r.games_new} new, {r.positions_new} positions, "
+          f"{r.searches} searches, {r.mates_dropped} mate scores dropped) in {r.seconds:.0f} s "
+          f"({rate:.1f} searches/s)")
+    if r.interrupted:
+        print(f"interrupted: {r.games_done} finished games kept in {r.path}", file=sys.stderr)
+        return 130
+    return 0
 
 
 def _warmup(argv) -> int:

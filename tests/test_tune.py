@@ -332,3 +332,247 @@ def test_cli_tune_runs_datagen_then_fit(tmp_path):
     assert "datagen:" in r.stdout and "3/3 games" in r.stdout and "K = " in r.stdout and "wrote" in r.stdout
     assert data.read_text().count("\nG\t") == 3
     assert json.loads(w.read_text())["meta"]["games"] == 3
+
+
+# ------------------------------------------------------------------ teacher scores (cardinal tune teacher)
+
+FAKE_UCI = r'''
+import os, sys
+table = {}
+with open(os.environ["FAKE_TABLE"]) as fh:
+    for ln in fh:
+        key, kind, v = ln.rstrip("\n").split("\t")
+        table[key] = (kind, int(v))
+log = open(os.environ["FAKE_LOG"], "a")
+fen = None
+for line in sys.stdin:
+    tok = line.split()
+    if not tok:
+        continue
+    if tok[0] == "quit":
+        break
+    if tok[0] == "uci":
+        print("id name FakeTeacher")
+        print("option name UCI_Variant type combo default chess var chess var grand var knightrelay")
+        print("option name Hash type spin default 16 min 1 max 1024")
+        print("option name Threads type spin default 1 min 1 max 8")
+        print("uciok", flush=True)
+    elif tok[0] == "setoption":
+        log.write(" ".join(tok) + "\n")
+        log.flush()
+    elif tok[0] == "isready":
+        print("readyok", flush=True)
+    elif tok[0] == "position":
+        fen = " ".join(tok[2:8])
+    elif tok[0] == "go":
+        log.write("go " + fen + " | " + " ".join(tok[1:]) + "\n")
+        log.flush()
+        kind, v = table.get(" ".join(fen.split()[:4]), ("cp", 7))
+        print("info depth 1 score cp 99999 nodes 1 pv a2a3")
+        print(f"info depth 2 score {kind} {v} nodes 2 pv a2a3")
+        print("bestmove a2a3", flush=True)
+'''
+
+# White to move / Black to move / a mate / a duplicate (in game 1) / an unfinished game (3)
+_W1 = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+_B1 = "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1"
+_M1 = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
+_W2 = "4k3/8/8/8/8/8/3QP3/4K3 w - - 3 9"
+_B2 = "4k3/8/8/8/8/8/3QP3/4K3 b - - 4 9"
+TEACH_IN = ("# cardinal-tune v1 variant=chess nodes=300 seed=1 openings=default weights=hand\n"
+            f"P\t{_W1}\t1\t50\t0\t8\nP\t{_B1}\t1\t60\t0\t9\nP\t{_M1}\t1\t70\t0\t10\n"
+            "G\t0\t1\t11\tcheckmate\top0\n"
+            f"P\t{_W2}\t0.5\t-5\t1\t8\nP\t{_B2}\t0.5\t-6\t1\t9\nP\t{_W1}\t0.5\t40\t1\t12\n"
+            "G\t1\t0.5\t90\tadj-draw\top0 (mirrored)\n"
+            "G\t2\t0\t3\tcheckmate\top1\n"
+            f"P\t{_W2}\t0\t1\t3\t8\n")
+
+
+@pytest.fixture
+def fake_teacher(tmp_path, monkeypatch):
+    exe = tmp_path / "fake-teacher"
+    exe.write_text(f"#!{sys.executable}\n" + FAKE_UCI)
+    exe.chmod(0o755)
+    table = tmp_path / "table.tsv"
+    table.write_text(f"4k3/8/8/8/8/8/4P3/4K3 w - -\tcp\t120\n"
+                     f"4k3/8/8/8/8/8/4P3/4K3 b - -\tcp\t-130\n"     # Black to move, Black worse: White +130
+                     f"6k1/5ppp/8/8/8/8/8/R5K1 w - -\tmate\t1\n"
+                     f"4k3/8/8/8/8/8/3QP3/4K3 w - -\tcp\t900\n"
+                     f"4k3/8/8/8/8/8/3QP3/4K3 b - -\tcp\t-910\n")
+    log = tmp_path / "engine.log"
+    monkeypatch.setenv("FAKE_TABLE", str(table))
+    monkeypatch.setenv("FAKE_LOG", str(log))
+    data = tmp_path / "in.txt"
+    data.write_text(TEACH_IN)
+    return str(exe), str(data), log
+
+
+def _gos(log):
+    return [ln for ln in log.read_text().splitlines() if ln.startswith("go ")] if log.exists() else []
+
+
+def test_teacher_scores_white_pov_drops_mates_and_caches(fake_teacher, tmp_path):
+    from bench.engines import live_processes
+    exe, data, log = fake_teacher
+    out = str(tmp_path / "out.txt")
+    r = T.teacher("chess", data, out, depth=3, engine=exe, progress=False)
+    assert (r.games_total, r.games_done, r.games_new) == (3, 3, 3) and not r.interrupted
+    assert r.positions_new == 5 and r.mates_dropped == 1 and r.searches == 5   # _W1 twice: searched once
+    assert live_processes() == 0
+    header = T.parse_header(open(out).readline())
+    assert header["teacher"] == "fake-teacher" and header["depth"] == "3"
+    assert header["variant"] == "chess" and header["nodes"] == "300" and header["weights"] == "hand"
+    rows = _lines(out, "P")
+    assert [(fen, res, sc, g, ply) for _, fen, res, sc, g, ply in rows] == [
+        (_W1, "1", "120", "0", "8"), (_B1, "1", "130", "0", "9"),
+        (_W2, "0.5", "900", "1", "8"), (_B2, "0.5", "910", "1", "9"), (_W1, "0.5", "120", "1", "12")]
+    assert [g[1:] for g in _lines(out, "G")] == [["0", "1", "11", "checkmate", "op0"],
+                                                ["1", "0.5", "90", "adj-draw", "op0 (mirrored)"],
+                                                ["2", "0", "3", "checkmate", "op1"]]
+    text = log.read_text()
+    assert "setoption name UCI_Variant value chess" in text and "setoption name Threads value 1" in text
+    assert "setoption name Hash value 16" in text
+    assert all(g.endswith("| depth 3") for g in _gos(log))
+    ds = T.read_data(out, "chess", dedup=False)              # the fitter reads it
+    assert list(ds.score) == [120, 130, 900, 910, 120] and T.default_score_k(ds.header) == "fit"
+
+
+def test_teacher_resumes_and_keeps_finished_games_on_ctrl_c(fake_teacher, tmp_path):
+    from bench.engines import live_processes
+    exe, data, log = fake_teacher
+    full = str(tmp_path / "full.txt")
+    T.teacher("chess", data, full, depth=3, engine=exe, progress=False)
+    want = open(full, "rb").read()
+    # Ctrl-C after the first game: it is kept, the engine is killed
+    part = str(tmp_path / "part.txt")
+
+    def stop(gid):
+        raise KeyboardInterrupt
+    r = T.teacher("chess", data, part, depth=3, engine=exe, progress=False, log=stop)
+    assert r.interrupted and r.games_done == 1 and live_processes() == 0
+    assert [g[1] for g in _lines(part, "G")] == ["0"]
+    # a game cut in the middle of its lines, then a rerun: only the missing games are searched
+    with open(part, "a", encoding="utf-8") as fh:
+        fh.write(f"P\t{_W2}\t0.5\t900\t1\t8\nP\t4k")
+    log.write_text("")
+    r = T.teacher("chess", data, part, depth=3, engine=exe, progress=False)
+    assert (r.games_done, r.games_new) == (3, 2) and open(part, "rb").read() == want
+    assert sorted(g.split(" | ")[0][3:] for g in _gos(log)) == sorted([_W1, _W2, _B2])
+    # complete: nothing to do, no engine started
+    log.write_text("")
+    r = T.teacher("chess", data, part, depth=3, engine=exe, progress=False)
+    assert r.games_new == 0 and open(part, "rb").read() == want and _gos(log) == []
+    # another depth on the same file: refused
+    with pytest.raises(ValueError, match="depth"):
+        T.teacher("chess", data, part, depth=4, engine=exe, progress=False)
+
+
+def test_teacher_concurrency_two_engines(fake_teacher, tmp_path):
+    exe, data, log = fake_teacher
+    out = str(tmp_path / "out.txt")
+    r = T.teacher("chess", data, out, depth=2, engine=exe, concurrency=2, progress=False)
+    assert r.games_done == 3 and r.positions_new == 5
+    assert sorted(g[1] for g in _lines(out, "G")) == ["0", "1", "2"]
+    assert sorted(int(p[3]) for p in _lines(out, "P")) == [120, 120, 130, 900, 910]
+
+
+def test_cli_teacher(fake_teacher, tmp_path):
+    exe, data, log = fake_teacher
+    out = tmp_path / "o.txt"
+    r = run("tune", "teacher", "--variant", "chess", "--data", data, "--out", str(out), "--depth", "2",
+            "--engine", exe)
+    assert r.returncode == 0, r.stderr
+    assert "3/3 games" in r.stdout and "1 mate scores dropped" in r.stdout and out.exists()
+    for args, word in [(("--data", str(tmp_path / "nope.txt"), "--out", str(out)), "nope.txt"),
+                       (("--data", data, "--out", str(tmp_path / "x.txt"), "--engine", str(tmp_path / "none")), "none"),
+                       (("--data", data, "--out", str(tmp_path / "x.txt"), "--engine", exe, "--depth", "0"), "--depth"),
+                       (("--data", data, "--out", str(tmp_path / "x.txt"), "--engine", exe, "--variant", "grand"),
+                        "variant chess"),
+                       (("--data", data), "--out")]:
+        a = ["tune", "teacher", "--variant", "chess", *args]
+        r = run(*a)
+        assert r.returncode == 2, (a, r.stderr)
+        err = r.stderr.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error:") and word in err[0], (a, r.stderr)
+        assert "Traceback" not in r.stderr
+    assert not (tmp_path / "x.txt").exists()
+
+
+def test_teacher_without_engine_is_an_error(fake_teacher, tmp_path, monkeypatch):
+    from bench import engines as E
+    exe, data, log = fake_teacher
+    monkeypatch.setattr(E, "find_fairy_stockfish", lambda explicit=None: None)
+    with pytest.raises(ValueError, match="Fairy-Stockfish not found"):
+        T.teacher("chess", data, str(tmp_path / "o.txt"), progress=False)
+
+
+def test_teacher_with_fairy_stockfish(tmp_path):
+    from bench.engines import find_fairy_stockfish, live_processes
+    if find_fairy_stockfish() is None:
+        pytest.skip("Fairy-Stockfish not installed")
+    # grand: White a queen up, White to move and Black to move; a level start position
+    up_w = "r8r/1nbqkcabn1/pppppppppp/10/10/10/10/PPPPPPPPPP/1NBQKCABN1/R8R w - - 0 1".replace("1nbqkcabn1", "1nb1kcabn1")
+    up_b = up_w.replace(" w ", " b ")
+    start = "r8r/1nbqkcabn1/pppppppppp/10/10/10/10/PPPPPPPPPP/1NBQKCABN1/R8R w - - 0 1"
+    data = tmp_path / "g.txt"
+    data.write_text("# cardinal-tune v1 variant=grand nodes=300 seed=1 openings=default weights=hand\n"
+                    f"P\t{up_w}\t1\t0\t0\t8\nP\t{up_b}\t1\t0\t0\t9\nP\t{start}\t0.5\t0\t0\t10\n"
+                    "G\t0\t1\t40\tadj-win\tx\n")
+    out = str(tmp_path / "o.txt")
+    r = T.teacher("grand", str(data), out, depth=2, progress=False)
+    assert r.positions_new == 3 and r.searches == 3 and live_processes() == 0
+    sc = [int(p[3]) for p in _lines(out, "P")]
+    assert sc[0] > 300 and sc[1] > 300 and abs(sc[2]) < 200, sc
+    assert T.parse_header(open(out).readline())["teacher"] == "fairy-stockfish"
+
+
+def test_fit_scale_recovers_a_known_scale():
+    rng = np.random.default_rng(3)
+    s = rng.uniform(-900, 900, 60000)
+    for k in (0.45, 1.6):
+        y = (rng.random(len(s)) < T.sigmoid(s, k)).astype(np.float64)
+        assert T.fit_scale(s, y) == pytest.approx(k, rel=0.06)
+        # half the scale in the scores: twice the K
+        assert T.fit_scale(s / 2, y) == pytest.approx(2 * k, rel=0.06)
+
+
+def test_fit_score_k_default_and_teacher_scale(tmp_path):
+    data = tmp_path / "kr.txt"
+    T.datagen("knightrelay", 4, str(data), nodes=300, progress=False)
+    # self-play data: 'same' by default, the same fit as with score_k='same' given
+    rep = T.fit("knightrelay", str(data), seed=2, val=0.25, max_iter=30, write=False)
+    assert rep.score_k == "same" and rep.K_s == rep.K and rep.meta["score_k"] == "same"
+    rep2 = T.fit("knightrelay", str(data), seed=2, val=0.25, max_iter=30, write=False, score_k="same")
+    assert np.array_equal(rep.new_mg, rep2.new_mg) and np.array_equal(rep.new_eg, rep2.new_eg)
+    assert rep.loss_after == rep2.loss_after
+    # a teacher's file with scores on three times the scale: K_s fitted, about a third of the scale of the
+    # original scores, and 'fit' is the default
+    lines = data.read_text().splitlines(keepends=True)
+    out = [lines[0].rstrip("\n") + " teacher=fake depth=6\n"]
+    for ln in lines[1:]:
+        f = ln.rstrip("\n").split("\t")
+        if f[0] == "P":
+            f[3] = str(3 * int(f[3]))
+        out.append("\t".join(f) + "\n")
+    tdata = tmp_path / "kr-teacher.txt"
+    tdata.write_text("".join(out))
+    rt = T.fit("knightrelay", str(tdata), seed=2, val=0.25, max_iter=30, write=False)
+    assert rt.score_k == "fit" and rt.meta["score_k"] == "fit"
+    ds = T.read_data(str(data), "knightrelay")
+    vm = T.split_by_game(ds.game, 0.25, 2)
+    ks_orig = T.fit_scale(ds.score[~vm], ds.result[~vm])
+    assert rt.K_s == pytest.approx(ks_orig / 3, rel=1e-3)
+    with pytest.raises(ValueError, match="score_k"):
+        T.fit("knightrelay", str(tdata), write=False, score_k="bogus")
+
+
+def test_cli_fit_reports_k_s(tmp_path):
+    data = tmp_path / "kr.txt"
+    T.datagen("knightrelay", 2, str(data), nodes=300, progress=False)
+    r = run("tune", "fit", "--variant", "knightrelay", "--data", str(data), "--out", str(tmp_path / "w.json"),
+            "--max-iter", "10", "--val", "0.5", "--score-k", "fit")
+    assert r.returncode == 0, r.stderr
+    assert "K_s = " in r.stdout and "fitted to the score column" in r.stdout
+    assert json.loads((tmp_path / "w.json").read_text())["meta"]["score_k"] == "fit"
+    r = run("tune", "fit", "--variant", "knightrelay", "--data", str(data), "--score-k", "bogus")
+    assert r.returncode == 2 and "--score-k" in r.stderr and "Traceback" not in r.stderr
