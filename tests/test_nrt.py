@@ -31,6 +31,17 @@ def test_every_hot_kernel_is_compiled_without_nrt():
     assert len(kernels) > 40            # the scan found the modules' kernels
     with_nrt = [n for n, d in kernels if d.targetoptions.get("_nrt", True)]
     assert with_nrt == []
+    python_errors = [n for n, d in kernels if d.targetoptions.get("error_model", "python") != "numpy"]
+    assert python_errors == []
+
+
+def test_integer_division_keeps_floor_semantics_without_zero_checks():
+    def div(a, b):
+        return a // b, a % b
+    f = njit(div)
+    for a, b in ((7, 2), (-7, 2), (7, -2), (-7, -2), (-1, 100)):
+        assert f(a, b) == div(a, b)            # Python's floor division, as the kernels expect
+    assert f(5, 0) == (0, 0)                   # no ZeroDivisionError branch (numpy's error model)
 
 
 def _branchy(a, b, i):

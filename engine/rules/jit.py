@@ -20,6 +20,13 @@ compiled here cannot allocate arrays (``np.zeros`` etc. fail to compile) --
 pass ``nrt=True`` for one that must -- and it must not return an array or a
 view of one (its caller would decrement a count nobody incremented); every
 Cardinal kernel returns scalars only.
+
+**numpy's error model.** With numba's default (``error_model="python"``) every
+integer ``//`` and ``%`` tests its divisor for zero and carries a branch that
+raises ``ZeroDivisionError``. The kernels never divide by zero (divisors are
+constants, the phase total, or counts checked first), so :func:`njit` uses
+``error_model="numpy"``: no test, and a division by zero would give 0 instead of
+raising. Floor-division semantics for negative numbers are the same in both.
 """
 from .cache import configure
 
@@ -29,10 +36,12 @@ from numba import njit as _numba_njit  # noqa: E402  (must follow configure(): n
 
 
 def njit(*args, nrt: bool = False, **options):
-    """``numba.njit`` with reference counting off unless ``nrt=True`` (see the module docstring).
+    """``numba.njit`` with reference counting off unless ``nrt=True``, and numpy's error model
+    (see the module docstring).
 
     Used as ``@njit(cache=True, nogil=True)``; the options are numba's."""
     options.setdefault("_nrt", bool(nrt))
+    options.setdefault("error_model", "numpy")
     return _numba_njit(*args, **options)
 
 
