@@ -199,16 +199,22 @@ def _tune(argv) -> int:
                         lam=T.DEFAULT_LAMBDA if a.lam is None else a.lam,
                         l2=T.DEFAULT_L2 if a.l2 is None else a.l2, progress=progress, score_k=a.score_k)
             T.print_report(rep)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
+    except (ValueError, OSError, KeyboardInterrupt) as e:
+        return _tune_failed(e)
+    return rc
+
+
+def _tune_failed(e: BaseException) -> int:
+    """One line on stderr for a failed ``cardinal tune`` step; returns its exit status
+    (130 after Ctrl-C, else 2: bad data, a bad path, an engine that failed)."""
+    if isinstance(e, KeyboardInterrupt):
         print("interrupted", file=sys.stderr)
         return 130
-    return rc
+    if isinstance(e, OSError):
+        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+    else:
+        print(f"error: {e}", file=sys.stderr)
+    return 2
 
 
 def _tune_teacher(a, variant: str, T, progress: bool) -> int:
@@ -216,15 +222,8 @@ def _tune_teacher(a, variant: str, T, progress: bool) -> int:
     try:
         r = T.teacher(variant, a.data, a.out, depth=a.depth, engine=a.engine, concurrency=a.concurrency,
                       hash_mb=a.hash, progress=progress, warn=lambda s: print(f"warning: {s}", file=sys.stderr))
-    except (ValueError, EngineError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except (ValueError, EngineError, OSError, KeyboardInterrupt) as e:
+        return _tune_failed(e)
     finally:
         kill_all()
     rate = r.searches / max(r.seconds, 1e-9)
