@@ -292,11 +292,15 @@ def _tick(info, stop):
 
 
 @njit(cache=True, nogil=True)
-def qsearch(c, alpha, beta, ply):
+def qsearch(c, alpha, beta, ply, incheck):
     """Quiescence: stand pat, then captures and promotions (MVV-LVA, losing captures skipped); all
-    evasions when in check. Results are stored in the TT at draft 0 and probed for cutoffs."""
+    evasions when in check. Results are stored in the TT at draft 0 and probed for cutoffs.
+
+    ``incheck``: 1/0 if the caller knows whether the side to move is in check (the parent's
+    ``gives_check`` of the move just made), -1 to have it computed here."""
     board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws, \
         cont, counter = c
+    relay = (vt[V_FLAGS] & VF_RELAY) != 0
     if _tick(info, stop):
         return 0
     if ply > info[I_SELDEPTH]:
@@ -312,7 +316,7 @@ def qsearch(c, alpha, beta, ply):
         if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
             return s
     # one call site each for _static_eval and gen_legal_checked keeps the compiled code (and compile time) small
-    check = in_check(board, st, vt)
+    check = in_check(board, st, vt) if incheck < 0 else incheck != 0
     stand = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti)
     if ply >= info[I_MAXPLY] - 1:
         return 0 if check else stand
@@ -343,8 +347,10 @@ def qsearch(c, alpha, beta, ply):
                 continue
             if victim != EMPTY and _losing_capture(board, st, vt, ev, ws, m):
                 continue
+        # the child's "in check", known before the move without relays (cheaper than in_check there)
+        gchk = np.int64(-1) if relay else np.int64(1 if gives_check(board, st, stack, hist, vt, zob, m) else 0)
         make_move(board, st, stack, hist, vt, zob, m)
-        sc = -qsearch(c, -beta, -alpha, ply + 1)
+        sc = -qsearch(c, -beta, -alpha, ply + 1, gchk)
         unmake_move(board, st, stack, vt)
         if info[I_ABORT] != 0:
             return 0
@@ -390,9 +396,9 @@ def _has_null_material(st, vt, us):
 
 
 @njit(cache=True, nogil=True)
-def search(c, alpha, beta, depth, ply):
+def search(c, alpha, beta, depth, ply, incheck):
     """Negamax PVS node on the buffers ``c`` (a :data:`SearchCtx`). Returns the score
-    (meaningless if ``info[I_ABORT]``).
+    (meaningless if ``info[I_ABORT]``). ``incheck`` as in :func:`qsearch` (-1: unknown).
 
     All integer arguments are int64 and never compile-time literals (callers pass
     variables): a literal would make numba compile, and cache, extra recursive
@@ -401,7 +407,7 @@ def search(c, alpha, beta, depth, ply):
         cont, counter = c
     pvlen[ply] = ply
     if depth <= 0:
-        return qsearch(c, alpha, beta, ply)
+        return qsearch(c, alpha, beta, ply, incheck)
     if _tick(info, stop):
         return 0
     if ply > info[I_SELDEPTH]:
@@ -414,7 +420,7 @@ def search(c, alpha, beta, depth, ply):
         if _is_draw(board, st, hist, vt, info, ply):
             return 0
         if ply >= info[I_MAXPLY] - 1:
-            return qsearch(c, alpha, beta, ply)
+            return qsearch(c, alpha, beta, ply, incheck)
         a = -MATE + ply
         if a > alpha:
             alpha = a
@@ -433,7 +439,7 @@ def search(c, alpha, beta, depth, ply):
             bnd = tt[ti].flag & 3
             if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
                 return s
-    check = in_check(board, st, vt)
+    check = in_check(board, st, vt) if incheck < 0 else incheck != 0
     us = st[S_SIDE]
     # Step 3. Static evaluation
     static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti)
@@ -457,7 +463,7 @@ def search(c, alpha, beta, depth, ply):
         r = 3 + depth // 4 + min(NULL_EVAL_MAX, (static - beta) // NULL_EVAL_DIV)
         make_null(st, stack, hist, zob)
         info[I_CMH + ply] = -1
-        sc = -search(c, -beta, -beta + 1, depth - 1 - r, ply + 1)
+        sc = -search(c, -beta, -beta + 1, depth - 1 - r, ply + 1, np.int64(0))
         unmake_null(st, stack)
         if info[I_ABORT] != 0:
             return 0
@@ -554,11 +560,12 @@ def search(c, alpha, beta, depth, ply):
         if gives and ply < 2 * info[I_ROOTDEPTH]:
             if (pc & 15) == PAWN or _see_ge(board, st, vt, ev, ws, m, np.int64(-SEE_MARGIN)):
                 ext = 1
+        gchk = np.int64(1 if gives else 0)     # the child's "in check"
         make_move(board, st, stack, hist, vt, zob, m)
         info[I_CMH + ply] = _cmh_index(pc, to)
         nd = depth - 1 + ext
         if searched == 0:
-            sc = -search(c, -beta, -alpha, nd, ply + 1)
+            sc = -search(c, -beta, -alpha, nd, ply + 1, gchk)
         else:
             # Step 10. Late move reductions for quiet moves
             r = 0
@@ -578,12 +585,12 @@ def search(c, alpha, beta, depth, ply):
                     r = 0
                 if r > nd - 1:
                     r = nd - 1  # never reduce straight into quiescence from here
-            sc = -search(c, -alpha - 1, -alpha, nd - r, ply + 1)
+            sc = -search(c, -alpha - 1, -alpha, nd - r, ply + 1, gchk)
             if sc > alpha and r > 0:
-                sc = -search(c, -alpha - 1, -alpha, nd, ply + 1)
+                sc = -search(c, -alpha - 1, -alpha, nd, ply + 1, gchk)
             # Step 11. PVS re-search with the full window
             if sc > alpha and sc < beta:
-                sc = -search(c, -beta, -alpha, nd, ply + 1)
+                sc = -search(c, -beta, -alpha, nd, ply + 1, gchk)
         unmake_move(board, st, stack, vt)
         if info[I_ABORT] != 0:
             return 0
@@ -641,4 +648,4 @@ def search_root(c, alpha, beta, depth):
     info[I_ABORT] = 0
     info[I_ROOTPLY] = c.st[S_PLY]
     info[I_ROOTDEPTH] = depth
-    return search(c, alpha, beta, depth, np.int64(0))
+    return search(c, alpha, beta, depth, np.int64(0), np.int64(-1))
