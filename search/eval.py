@@ -63,12 +63,13 @@ import os
 from functools import lru_cache
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 from engine.rules.jit import njit
 
 from engine.rules import layout as L
-from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, BISHOP, KING, EMPTY, OFF, S_SIDE, S_KSQ, S_COUNT,
+from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, BISHOP, KING, EMPTY, OFF, S_SIDE, S_KSQ, S_COUNT, S_OCC,
                                  V_HEIGHT, V_FLAGS, V_PROMO_START, V_NPROMO, V_PROMO, V_PROMO_MAX, V_LEAP_N,
-                                 V_SLIDE_N, V_LEAP, V_SLIDE, V_NSQUARES, V_SQUARES, V_FILE, V_RANK, V_RELAYABLE,
+                                 V_SLIDE_N, V_LEAP, V_SLIDE, V_SQUARES, V_FILE, V_RANK, V_RELAYABLE,
                                  VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS)
 
 # ---- features: index groups (per-type groups are indexed by piece type 1..8) ----
@@ -458,7 +459,6 @@ def _eval_core(board, st, vt, ev, ws, f, trace):
     mg = 0
     eg = 0
     phase = 0
-    nsq = vt[V_NSQUARES]
     H = vt[V_HEIGHT]
     W = vt[L.V_WIDTH]
     relay = (vt[V_FLAGS] & VF_RELAY) != 0
@@ -469,12 +469,20 @@ def _eval_core(board, st, vt, ev, ws, f, trace):
     for i in range(26):
         ws[i] = 0
     nfs = 0
-    # pass 1: material + PST, king proximity, mobility and king-zone attacks, pawn file masks, relay
-    for i in range(nsq):
-        s = vt[V_SQUARES + i]
-        p = board[s]
-        if p == EMPTY:
+    # pass 1: material + PST, king proximity, mobility and king-zone attacks, pawn file masks, relay;
+    # over the pieces: the set bits of the four occupancy words (S_OCC), white's then black's
+    wi = 0
+    x = st[S_OCC]
+    while True:
+        if x == 0:
+            if wi == 3:
+                break
+            wi += 1
+            x = st[S_OCC + wi]
             continue
+        s = vt[V_SQUARES + 64 * (wi & 1) + trailing_zeros(x)]
+        x &= x - 1
+        p = board[s]
         ty = p & 15
         col = p >> 4
         sign = 1 - 2 * col

@@ -69,7 +69,15 @@ def field_offsets(*widths):
  S_HASH,          # Zobrist key (uint64 bits stored in int64)
  S_PLY,           # number of moves on the undo stack == length of game history - 1
  S_COUNT,         # piece counts by piece code: S_COUNT + code (code < 32)
- S_SIZE) = field_offsets(1, 1, 1, 1, 1, 2, 1, 1, 32)
+ S_OCC,           # occupancy bitsets: bit b of S_OCC + 2*colour + w is set iff square
+                  #   V_SQUARES[64*w + b] holds a piece of that colour (squares in board order)
+ S_SIZE) = field_offsets(1, 1, 1, 1, 1, 2, 1, 1, 32, 4)
+
+
+def occ_bit(i: int) -> int:
+    """The ``int64`` value of bit ``i % 64`` (bit 63 is the sign bit) for an ``S_OCC`` word."""
+    b = 1 << (i & 63)
+    return b - (1 << 64) if b >= 1 << 63 else b
 
 # undo stack row (int64[U_SIZE]), one row per made move
 (U_MOVE,          # the move (0 for a null move)
@@ -119,10 +127,11 @@ MAX_NOMATE = 4      # insufficient-material sets per variant
  V_NNOMATE,       # number of insufficient-material sets (material with which no mate is possible)
  V_NOMATE,        # V_NOMATE + e*NTYPES + type: most pieces of that type (both sides) in set e
  V_NOMATE_COLOUR,  # V_NOMATE_COLOUR + e: bit t set if the type-t pieces must stand on one square colour
+ V_SQIDX,         # V_SQIDX + sq: index of sq in V_SQUARES (its bit in S_OCC; -1 off-board)
  V_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 8, NTYPES, NTYPES, NTYPES, NTYPES * 16, NTYPES * 8,
                     1, 100, NSQ, NSQ, NSQ, NTYPES, NTYPES,
                     2, 4, 4, 4, 4, 4 * CASTLE_MAXSQ, 4, 4 * CASTLE_MAXSQ,
-                    1, MAX_NOMATE * NTYPES, MAX_NOMATE)
+                    1, MAX_NOMATE * NTYPES, MAX_NOMATE, NSQ)
 
 VF_CASTLING = 1
 VF_EP = 2

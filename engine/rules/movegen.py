@@ -15,17 +15,18 @@ Nothing allocates per node. The generator reads tables and flags only; it never
 names a variant. Rules: FIDE laws, ``variants/rules/grand.md`` and ``variants/rules/knightrelay.md``.
 """
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 from .jit import njit
 
 from .layout import (STRIDE, NSQ, SQ_MASK, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, MOVE_FLAGS_SHIFT, MOVE_EP_BIT,
                      PAWN, KNIGHT, ROOK, KING, NTYPES, WHITE, BLACK, EMPTY, OFF,
                      F_DOUBLE, F_EP, F_CASTLE, S_SIDE, S_EP, S_CASTLE, S_HALFMOVE, S_FULLMOVE,
-                     S_KSQ, S_HASH, S_PLY, S_COUNT, U_MOVE, U_CAPT, U_EP, U_CASTLE, U_HALF, U_HASH,
+                     S_KSQ, S_HASH, S_PLY, S_COUNT, S_OCC, U_MOVE, U_CAPT, U_EP, U_CASTLE, U_HALF, U_HASH,
                      V_HEIGHT, V_FLAGS, V_DOUBLE_RANK, V_PROMO_START, V_NPROMO, V_PROMO,
                      V_PROMO_MAX, V_LEAP_N, V_SLIDE_N, V_LEAP, V_SLIDE, V_NSQUARES, V_SQUARES,
                      V_CMASK, V_FILE, V_RANK, V_SLIDEMASK, V_RELAYABLE, V_CK_FROM, V_CR_FROM, V_CK_TO,
                      V_CR_TO, V_CEMPTY_N, V_CSAFE_N, V_CEMPTY, V_CSAFE, CASTLE_MAXSQ, V_NNOMATE, V_NOMATE,
-                     V_NOMATE_COLOUR,
+                     V_NOMATE_COLOUR, V_SQIDX,
                      VF_CASTLING, VF_EP, VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS, LINE_OFFSETS)
 
 MAX_MOVES = 512          # capacity of one ply's slice of a move buffer
@@ -165,11 +166,19 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
     fwd = STRIDE if us == WHITE else -STRIDE
     ep = st[S_EP]
     n = n0
-    for i in range(vt[V_NSQUARES]):
-        s = vt[V_SQUARES + i]
-        p = board[s]
-        if p == EMPTY or (p & 0x30) != cb:
+    # our pieces in board order: the set bits of our occupancy words (S_OCC), lowest first
+    w = 0
+    x = st[S_OCC + 2 * us]
+    while True:
+        if x == 0:
+            if w == 1:
+                break
+            w = 1
+            x = st[S_OCC + 2 * us + 1]
             continue
+        s = vt[V_SQUARES + 64 * w + trailing_zeros(x)]
+        x &= x - 1
+        p = board[s]
         ty = p & 15
         if ty == PAWN:
             r = vt[V_RANK + s]
@@ -395,6 +404,13 @@ def _ep_capture_legal(board, st, vt, epsq, them):
 
 
 @njit(cache=True, nogil=True)
+def _occ_flip(st, vt, col, sq):
+    """Toggle square ``sq``'s bit in colour ``col``'s occupancy bitset (``S_OCC``)."""
+    i = vt[V_SQIDX + sq]
+    st[S_OCC + 2 * col + (i >> 6)] ^= np.int64(1) << (i & 63)
+
+
+@njit(cache=True, nogil=True)
 def make_move(board, st, stack, hist, vt, zob, m):
     """Play move ``m`` (assumed pseudo-legal), pushing an undo row; updates the Zobrist key incrementally."""
     ply = st[S_PLY]
@@ -418,8 +434,10 @@ def make_move(board, st, stack, hist, vt, zob, m):
         capt = board[capsq]
         board[capsq] = EMPTY
         h ^= zob[capt, capsq]
+        _occ_flip(st, vt, them, capsq)
     elif capt != EMPTY:
         h ^= zob[capt, to]
+        _occ_flip(st, vt, them, to)
     if capt != EMPTY:
         st[S_COUNT + capt] -= 1
         if (capt & 15) == KING:
@@ -427,6 +445,8 @@ def make_move(board, st, stack, hist, vt, zob, m):
     stack[ply, U_CAPT] = capt
     h ^= zob[p, frm]
     board[frm] = EMPTY
+    _occ_flip(st, vt, us, frm)
+    _occ_flip(st, vt, us, to)
     np_ = p
     if promo != 0:
         np_ = promo | (us << 4)
@@ -444,6 +464,8 @@ def make_move(board, st, stack, hist, vt, zob, m):
             board[rf] = EMPTY
             board[rt] = r
             h ^= zob[r, rf] ^ zob[r, rt]
+            _occ_flip(st, vt, us, rf)
+            _occ_flip(st, vt, us, rt)
     if st[S_EP] != 0:
         h ^= zob[ZOB_EP, st[S_EP]]
         st[S_EP] = 0
@@ -490,13 +512,17 @@ def unmake_move(board, st, stack, vt):
         st[S_COUNT + p] += 1
     board[frm] = p
     board[to] = EMPTY
+    _occ_flip(st, vt, us, to)
+    _occ_flip(st, vt, us, frm)
     if capt != EMPTY:
         st[S_COUNT + capt] += 1
         if (flags & F_EP) != 0:
             fwd = STRIDE if us == WHITE else -STRIDE
             board[to - fwd] = capt
+            _occ_flip(st, vt, them, to - fwd)
         else:
             board[to] = capt
+            _occ_flip(st, vt, them, to)
             if (capt & 15) == KING:
                 st[S_KSQ + them] = to
     if (p & 15) == KING:
@@ -507,6 +533,8 @@ def unmake_move(board, st, stack, vt):
             rt = vt[V_CR_TO + c]
             board[rf] = board[rt]
             board[rt] = EMPTY
+            _occ_flip(st, vt, us, rt)
+            _occ_flip(st, vt, us, rf)
     if us == BLACK:
         st[S_FULLMOVE] -= 1
     st[S_SIDE] = us

@@ -57,10 +57,12 @@ def compile_variant(name: str) -> np.ndarray:
     n = 0
     t[L.V_FILE:L.V_FILE + L.NSQ] = -1
     t[L.V_RANK:L.V_RANK + L.NSQ] = -1
+    t[L.V_SQIDX:L.V_SQIDX + L.NSQ] = -1
     for r in range(v.height):
         for f in range(v.width):
             sq = L.square(f, r)
             t[L.V_SQUARES + n] = sq
+            t[L.V_SQIDX + sq] = n
             t[L.V_FILE + sq] = f
             t[L.V_RANK + sq] = r
             n += 1
