@@ -627,11 +627,8 @@ def _eval_core(board, st, vt, ev, ws, f, trace):
                 opp |= ws[(1 - col) * 12 + fl + 1]
             x = m
             while x != 0:
-                low = x & (-x)
-                x ^= low
-                r = 0
-                while (1 << r) != low:
-                    r += 1
+                r = trailing_zeros(x)      # the pawn's rank
+                x &= x - 1
                 if col == 0:
                     ahead = opp >> (r + 1)
                     rel = r
