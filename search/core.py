@@ -35,7 +35,7 @@ from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal_check
                             unmake_null, in_check, insufficient_material, is_attacked, repetition_floor)
 from engine.rules.checks import gives_check
 from engine.rules.see import see_ge
-from .eval import evaluate, EV_PST_MG, EV_SEE
+from .eval import evaluate_inc, psq_sums, psq_delta, EV_PST_MG, EV_SEE
 from .tt import tt_probe, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE
 
 # The buffers of one search, passed to every node as one argument (numba passes a namedtuple
@@ -60,7 +60,8 @@ INF = 32000
  I_ROOTDEPTH,    # depth of the current iteration (set by search_root)
  I_EVAL,         # info[I_EVAL + ply]: static eval at each ply of the current line (-INF when in check)
  I_CMH,          # info[I_CMH + ply]: _cmh_index of the move played at ply (-1: null move)
- INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1, MAX_PLY + 2, MAX_PLY + 2)
+ I_PSQ,          # info[I_PSQ + 2*ply + {0, 1}]: material + piece-square sums (mg, eg) at ply (eval.psq_sums)
+ INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1, MAX_PLY + 2, MAX_PLY + 2, 2 * (MAX_PLY + 2))
 
 # Move-ordering score bands (higher first).
 ORD_TT = 1 << 30          # the TT move before anything else
@@ -141,12 +142,23 @@ def _bound(best, orig_alpha, beta):
 
 
 @njit(cache=True, nogil=True)
-def _static_eval(board, st, vt, ev, ws, tt, ti):
-    """Static evaluation (centipawns, side to move), from the TT slot ``ti`` when it caches one.
-    The single call site of ``evaluate`` keeps the compiled code (and compile time) small."""
+def _static_eval(board, st, vt, ev, ws, tt, ti, info, ply):
+    """Static evaluation (centipawns, side to move), from the TT slot ``ti`` when it caches one,
+    with the material + piece-square sums kept in ``info`` (:func:`_make`).
+    The single call site of the evaluation keeps the compiled code (and compile time) small."""
     if ti >= 0 and tt[ti].eval != EVAL_NONE:
         return np.int64(tt[ti].eval)
-    return evaluate(board, st, vt, ev, ws)
+    return evaluate_inc(board, st, vt, ev, ws, info[I_PSQ + 2 * ply], info[I_PSQ + 2 * ply + 1])
+
+
+@njit(cache=True, nogil=True)
+def _make(board, st, stack, hist, vt, zob, ev, info, ply, m):
+    """make_move, carrying the material + piece-square sums from ``ply`` to ``ply + 1``
+    (incremental: :func:`search.eval.psq_delta` of the move, before it is made)."""
+    dmg, deg = psq_delta(board, st, vt, ev, m)
+    info[I_PSQ + 2 * ply + 2] = info[I_PSQ + 2 * ply] + dmg
+    info[I_PSQ + 2 * ply + 3] = info[I_PSQ + 2 * ply + 1] + deg
+    make_move(board, st, stack, hist, vt, zob, m)
 
 
 @njit(cache=True, nogil=True)
@@ -317,7 +329,7 @@ def qsearch(c, alpha, beta, ply, incheck):
             return s
     # one call site each for _static_eval and gen_legal_checked keeps the compiled code (and compile time) small
     check = in_check(board, st, vt) if incheck < 0 else incheck != 0
-    stand = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti)
+    stand = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, info, ply)
     if ply >= info[I_MAXPLY] - 1:
         return 0 if check else stand
     if not check:
@@ -349,7 +361,7 @@ def qsearch(c, alpha, beta, ply, incheck):
                 continue
         # the child's "in check", known before the move without relays (cheaper than in_check there)
         gchk = np.int64(-1) if relay else np.int64(1 if gives_check(board, st, stack, hist, vt, zob, m) else 0)
-        make_move(board, st, stack, hist, vt, zob, m)
+        _make(board, st, stack, hist, vt, zob, ev, info, ply, m)
         sc = -qsearch(c, -beta, -alpha, ply + 1, gchk)
         unmake_move(board, st, stack, vt)
         if info[I_ABORT] != 0:
@@ -442,7 +454,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     check = in_check(board, st, vt) if incheck < 0 else incheck != 0
     us = st[S_SIDE]
     # Step 3. Static evaluation
-    static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti)
+    static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, info, ply)
     info[I_EVAL + ply] = static
     # "improving": the static eval rose since our previous move (two plies up); if not, the
     # position is drifting and pruning/reductions below can be bolder
@@ -463,6 +475,8 @@ def search(c, alpha, beta, depth, ply, incheck):
         r = 3 + depth // 4 + min(NULL_EVAL_MAX, (static - beta) // NULL_EVAL_DIV)
         make_null(st, stack, hist, zob)
         info[I_CMH + ply] = -1
+        info[I_PSQ + 2 * ply + 2] = info[I_PSQ + 2 * ply]
+        info[I_PSQ + 2 * ply + 3] = info[I_PSQ + 2 * ply + 1]
         sc = -search(c, -beta, -beta + 1, depth - 1 - r, ply + 1, np.int64(0))
         unmake_null(st, stack)
         if info[I_ABORT] != 0:
@@ -561,7 +575,7 @@ def search(c, alpha, beta, depth, ply, incheck):
             if (pc & 15) == PAWN or _see_ge(board, st, vt, ev, ws, m, np.int64(-SEE_MARGIN)):
                 ext = 1
         gchk = np.int64(1 if gives else 0)     # the child's "in check"
-        make_move(board, st, stack, hist, vt, zob, m)
+        _make(board, st, stack, hist, vt, zob, ev, info, ply, m)
         info[I_CMH + ply] = _cmh_index(pc, to)
         nd = depth - 1 + ext
         if searched == 0:
@@ -648,4 +662,7 @@ def search_root(c, alpha, beta, depth):
     info[I_ABORT] = 0
     info[I_ROOTPLY] = c.st[S_PLY]
     info[I_ROOTDEPTH] = depth
+    mg, eg = psq_sums(c.board, c.st, c.vt, c.ev)
+    info[I_PSQ] = mg
+    info[I_PSQ + 1] = eg
     return search(c, alpha, beta, depth, np.int64(0), np.int64(-1))

@@ -70,7 +70,9 @@ from engine.rules import layout as L
 from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, BISHOP, KING, EMPTY, OFF, S_SIDE, S_KSQ, S_COUNT, S_OCC,
                                  V_HEIGHT, V_FLAGS, V_PROMO_START, V_NPROMO, V_PROMO, V_PROMO_MAX, V_LEAP_N,
                                  V_SLIDE_N, V_LEAP, V_SLIDE, V_SQUARES, V_FILE, V_RANK, V_RELAYABLE,
-                                 VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS)
+                                 VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS, SQ_MASK, MOVE_TO_SHIFT,
+                                 MOVE_PROMO_SHIFT, MOVE_FLAGS_SHIFT, F_EP, F_CASTLE, V_CR_FROM, V_CR_TO)
+from engine.rules.movegen import _castle_index as castle_index
 
 # ---- features: index groups (per-type groups are indexed by piece type 1..8) ----
 F_MAT = 0              # + type: pieces of that type                                       (PST basis)
@@ -447,8 +449,63 @@ def _slider_zone(board, vt, s, ty, zbase):
 
 
 @njit(cache=True, nogil=True)
-def _eval_core(board, st, vt, ev, ws, f, trace):
+def psq_sums(board, st, vt, ev):
+    """The material + piece-square sums ``(mg, eg)`` (White's point of view) of the position,
+    from scratch: the values :func:`psq_delta` keeps up to date move by move."""
+    mg = 0
+    eg = 0
+    for wi in range(4):
+        x = st[S_OCC + wi]
+        while x != 0:
+            s = vt[V_SQUARES + 64 * (wi & 1) + trailing_zeros(x)]
+            x &= x - 1
+            p = board[s]
+            sign = 1 - 2 * (p >> 4)
+            mg += sign * ev[EV_PST_MG + p * NSQ + s]
+            eg += sign * ev[EV_PST_EG + p * NSQ + s]
+    return mg, eg
+
+
+@njit(cache=True, nogil=True)
+def psq_delta(board, st, vt, ev, m):
+    """The change ``(dmg, deg)`` of :func:`psq_sums` that the pseudo-legal move ``m`` of the
+    side to move makes (before it is made): the piece leaves its square and arrives (promoted)
+    on its target, a captured piece (en passant: the pawn behind the target) leaves, a castling
+    rook moves."""
+    frm = m & SQ_MASK
+    to = (m >> MOVE_TO_SHIFT) & SQ_MASK
+    promo = (m >> MOVE_PROMO_SHIFT) & 0xF
+    flags = (m >> MOVE_FLAGS_SHIFT) & 0xF
+    us = st[S_SIDE]
+    sign = 1 - 2 * us
+    p = board[frm]
+    np_ = p if promo == 0 else promo | (us << 4)
+    dmg = sign * (ev[EV_PST_MG + np_ * NSQ + to] - ev[EV_PST_MG + p * NSQ + frm])
+    deg = sign * (ev[EV_PST_EG + np_ * NSQ + to] - ev[EV_PST_EG + p * NSQ + frm])
+    capsq = to
+    if (flags & F_EP) != 0:
+        capsq = to - (STRIDE if us == 0 else -STRIDE)
+    capt = board[capsq]
+    if capt != EMPTY:
+        # the captured piece is the opponent's: it counted with -sign
+        dmg += sign * ev[EV_PST_MG + capt * NSQ + capsq]
+        deg += sign * ev[EV_PST_EG + capt * NSQ + capsq]
+    if (flags & F_CASTLE) != 0:
+        c = castle_index(vt, us, to)
+        rf = vt[V_CR_FROM + c]
+        rt = vt[V_CR_TO + c]
+        r = board[rf]
+        dmg += sign * (ev[EV_PST_MG + r * NSQ + rt] - ev[EV_PST_MG + r * NSQ + rf])
+        deg += sign * (ev[EV_PST_EG + r * NSQ + rt] - ev[EV_PST_EG + r * NSQ + rf])
+    return dmg, deg
+
+
+@njit(cache=True, nogil=True)
+def _eval_core(board, st, vt, ev, ws, f, trace, inc, mg0, eg0):
     """The evaluation, and with ``trace`` its features: the one implementation.
+
+    ``inc``: the material + piece-square sums are given (``mg0``, ``eg0``: :func:`psq_sums`,
+    kept incrementally by the search) instead of added up here.
 
     ``ws``: ``int32[64]`` scratch (pawn rank bitmasks per file and colour in 0..23,
     the phase in 24, file sliders' squares from 26); ``f``: ``int32[NF]``, written
@@ -456,8 +513,8 @@ def _eval_core(board, st, vt, ev, ws, f, trace):
     Returns the score in centipawns for the side to move; ``ws[24]`` holds the
     clamped phase afterwards.
     """
-    mg = 0
-    eg = 0
+    mg = mg0 if inc else 0
+    eg = eg0 if inc else 0
     phase = 0
     H = vt[V_HEIGHT]
     W = vt[L.V_WIDTH]
@@ -486,8 +543,9 @@ def _eval_core(board, st, vt, ev, ws, f, trace):
         ty = p & 15
         col = p >> 4
         sign = 1 - 2 * col
-        mg += sign * ev[EV_PST_MG + p * NSQ + s]
-        eg += sign * ev[EV_PST_EG + p * NSQ + s]
+        if not inc:
+            mg += sign * ev[EV_PST_MG + p * NSQ + s]
+            eg += sign * ev[EV_PST_EG + p * NSQ + s]
         if trace:
             base = EV_PB + (p * NSQ + s) * (PB_K * 2)
             for k in range(PB_K):
@@ -730,12 +788,20 @@ def evaluate(board, st, vt, ev, ws):
     ``board``/``st``/``vt``: a position's mailbox, state vector and variant table;
     ``ev``: :func:`build_eval`'s table; ``ws``: ``int32[64]`` scratch, so nothing is allocated.
     """
-    return _eval_core(board, st, vt, ev, ws, ws, False)
+    return _eval_core(board, st, vt, ev, ws, ws, False, False, 0, 0)
+
+
+@njit(cache=True, nogil=True)
+def evaluate_inc(board, st, vt, ev, ws, mg0, eg0):
+    """:func:`evaluate` with the material + piece-square sums given (``mg0``, ``eg0``, as
+    :func:`psq_sums` would return them): the search keeps them up to date with
+    :func:`psq_delta` instead of adding them up at every node. Same result."""
+    return _eval_core(board, st, vt, ev, ws, ws, False, True, mg0, eg0)
 
 
 @njit(cache=True, nogil=True)
 def eval_features(board, st, vt, ev, ws, f):
     """Fill ``f`` (``int32[NF]``) with the position's features (white minus black) and return
     the clamped phase; ``evaluate`` equals the tapered dot products with ``ev``'s weights."""
-    _eval_core(board, st, vt, ev, ws, f, True)
+    _eval_core(board, st, vt, ev, ws, f, True, False, 0, 0)
     return ws[24]
