@@ -92,8 +92,8 @@ FUT_MARGIN = 160          # per ply: a quiet move rarely gains more than ~1.5 pa
 LMR_MIN_DEPTH = 3         # reductions need some depth left to be worth re-searching
 LMR_MIN_MOVE = 3          # the first moves (TT, good captures, killers) are never reduced
 DELTA_MARGIN = 200        # quiescence: a capture that cannot lift the score near alpha is skipped
-LMP_DEPTH = 63            # late move pruning at every depth (Stockfish 11's move-count pruning):
-LMP_BASE = 3              # quiet moves beyond LMP_BASE + d*d (half that when not improving) are skipped
+LMP_DEPTH = 3             # late move pruning: at depth <= 3 quiet moves beyond LMP_BASE + d*d are skipped
+LMP_BASE = 3              # (a move ordered that late almost never refutes at low depth)
 IIR_DEPTH = 4             # internal iterative reduction: without a TT move a node this deep is searched 1 ply less
 
 
