@@ -121,26 +121,21 @@ def gives_check(board, st, stack, hist, vt, zob, m):
         ep_pawn = board[capsq]
         board[capsq] = EMPTY
     np_ = p
+    relay = (vt[V_FLAGS] & VF_RELAY) != 0
     if promo != 0:
         np_ = promo | (us << 4)
-    if (vt[V_FLAGS] & VF_RELAY) == 0:
-        board[frm] = EMPTY
-        board[to] = np_
-        c = _gives_check_lines(board, vt, k, to, np_, frm, capsq, us)
-        board[to] = capt
-        board[frm] = p
-        if capsq != 0:
-            board[capsq] = ep_pawn
-        return c
-    if promo != 0:
-        st[S_COUNT + p] -= 1      # is_attacked skips piece types the attacker has none of
-        st[S_COUNT + np_] += 1
+        if relay:
+            st[S_COUNT + p] -= 1      # is_attacked skips piece types the attacker has none of
+            st[S_COUNT + np_] += 1
     board[frm] = EMPTY
     board[to] = np_
-    c = is_attacked(board, st, vt, k, us)
+    if relay:
+        c = is_attacked(board, st, vt, k, us)
+    else:
+        c = _gives_check_lines(board, vt, k, to, np_, frm, capsq, us)
     board[to] = capt
     board[frm] = p
-    if promo != 0:
+    if promo != 0 and relay:
         st[S_COUNT + np_] -= 1
         st[S_COUNT + p] += 1
     if capsq != 0:
