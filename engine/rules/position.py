@@ -90,7 +90,7 @@ class Position:
                 if p == L.EMPTY:
                     continue
                 st[L.S_COUNT + p] += 1
-                i = f + r * v.width          # its index in V_SQUARES (rank-major)
+                i = int(self.vt[L.V_SQIDX + sq])
                 st[L.S_OCC + 2 * (p >> 4) + (i >> 6)] |= L.occ_bit(i)
                 if p & 15 == L.KING:
                     kings[p >> 4].append(sq)
