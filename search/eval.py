@@ -501,11 +501,12 @@ def psq_delta(board, st, vt, ev, m):
 
 
 @njit(cache=True, nogil=True)
-def _eval_core(board, st, vt, ev, ws, f, trace, inc, mg0, eg0):
+def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
     """The evaluation, and with ``trace`` its features: the one implementation.
 
-    ``inc``: the material + piece-square sums are given (``mg0``, ``eg0``: :func:`psq_sums`,
-    kept incrementally by the search) instead of added up here.
+    Without ``trace`` the material + piece-square sums are given (``mg0``, ``eg0``:
+    :func:`psq_sums`, kept incrementally by the search); with it they are added up here,
+    piece by piece, with their features.
 
     ``ws``: ``int32[64]`` scratch (pawn rank bitmasks per file and colour in 0..23,
     the phase in 24, file sliders' squares from 26); ``f``: ``int32[NF]``, written
@@ -513,8 +514,8 @@ def _eval_core(board, st, vt, ev, ws, f, trace, inc, mg0, eg0):
     Returns the score in centipawns for the side to move; ``ws[24]`` holds the
     clamped phase afterwards.
     """
-    mg = mg0 if inc else 0
-    eg = eg0 if inc else 0
+    mg = 0 if trace else mg0
+    eg = 0 if trace else eg0
     phase = 0
     H = vt[V_HEIGHT]
     W = vt[L.V_WIDTH]
@@ -528,124 +529,117 @@ def _eval_core(board, st, vt, ev, ws, f, trace, inc, mg0, eg0):
     nfs = 0
     # pass 1: material + PST, king proximity, mobility and king-zone attacks, pawn file masks, relay;
     # over the pieces: the set bits of the four occupancy words (S_OCC), white's then black's
-    wi = 0
-    x = st[S_OCC]
-    while True:
-        if x == 0:
-            if wi == 3:
-                break
-            wi += 1
-            x = st[S_OCC + wi]
-            continue
-        s = vt[V_SQUARES + 64 * (wi & 1) + trailing_zeros(x)]
-        x &= x - 1
-        p = board[s]
-        ty = p & 15
-        col = p >> 4
-        sign = 1 - 2 * col
-        if not inc:
-            mg += sign * ev[EV_PST_MG + p * NSQ + s]
-            eg += sign * ev[EV_PST_EG + p * NSQ + s]
-        if trace:
-            base = EV_PB + (p * NSQ + s) * (PB_K * 2)
-            for k in range(PB_K):
-                fi = ev[base + 2 * k]
-                if fi >= 0:
-                    f[fi] += sign * ev[base + 2 * k + 1]
-        phase += ev[EV_PHASE + ty]
-        if ty == PAWN:
-            ws[col * 12 + vt[V_FILE + s]] |= 1 << vt[V_RANK + s]
-            continue
-        if (vt[L.V_SLIDEMASK + ty] & 12) != 0 and nfs < 38:   # slides along files: open-file terms below
-            ws[26 + nfs] = s
-            nfs += 1
-        ek = st[S_KSQ + 1 - col]
-        if ek != 0 and ty != KING:
-            df = vt[V_FILE + s] - vt[V_FILE + ek]
-            dr = vt[V_RANK + s] - vt[V_RANK + ek]
-            if -2 <= df <= 2 and -2 <= dr <= 2:
-                fi = F_KATT + ty
-                mg += sign * ev[EV_WMG + fi]
-                eg += sign * ev[EV_WEG + fi]
-                if trace:
-                    f[fi] += sign
-        if ty == KING:
-            continue
-        zbase = ek - STRIDE - 1 if ek != 0 else -1000   # king-zone origin (-1000: no king)
-        # king-zone attacks are counted for pieces within 3 files and ranks of the enemy king
-        # only (a leap of at most 2 squares reaches the zone only from there; a slider further
-        # away is rare enough to ignore, and scanning every ray costs ~20% of the evaluation)
-        # (knightrelay: knights attack nothing)
-        near = (ek != 0 and abs(vt[V_FILE + ek] - vt[V_FILE + s]) <= 3 and abs(vt[V_RANK + ek] - vt[V_RANK + s]) <= 3
-                and not (passive and ty == KNIGHT))
-        cnt = 0
-        zone = 0
-        own = col << 4
-        for k in range(vt[V_LEAP_N + ty]):
-            t = s + vt[V_LEAP + ty * 16 + k]
-            q = board[t]
-            if q != OFF:
-                if q == EMPTY or (q & 0x30) != own:
-                    cnt += 1
-                if near:
-                    zone += _in_zone(t, zbase)
-        for k in range(vt[V_SLIDE_N + ty]):
-            off = vt[V_SLIDE + ty * 8 + k]
-            t = s + off
-            while board[t] == EMPTY:
-                cnt += 1
-                t += off
-            if board[t] != OFF and (board[t] & 0x30) != own:
-                cnt += 1
-        if near and vt[V_SLIDE_N + ty] != 0:
-            zone += _slider_zone(board, vt, s, ty, zbase)
-        fi = F_MOB + ty
-        mg += sign * cnt * ev[EV_WMG + fi]
-        eg += sign * cnt * ev[EV_WEG + fi]
-        fi = F_KZONE + ty
-        mg += sign * zone * ev[EV_WMG + fi]
-        eg += sign * zone * ev[EV_WEG + fi]
-        if trace:
-            f[F_MOB + ty] += sign * cnt
-            f[F_KZONE + ty] += sign * zone
-        if relay and ty == KNIGHT:
-            # relay potential: empty squares this knight can step to from which it would relay a friend
-            reach = 0
-            for o in KNIGHT_OFFSETS:
-                t = s + o
-                if board[t] != EMPTY:
-                    continue
-                for o2 in KNIGHT_OFFSETS:
-                    q = board[t + o2]
-                    if q != EMPTY and q != OFF and (q & 0x30) == own and vt[V_RELAYABLE + (q & 15)] != 0:
-                        reach += 1
-                        break
-            mg += sign * reach * ev[EV_WMG + F_REACH]
-            eg += sign * reach * ev[EV_WEG + F_REACH]
+    for wi in range(4):
+        x = st[S_OCC + wi]
+        while x != 0:
+            s = vt[V_SQUARES + 64 * (wi & 1) + trailing_zeros(x)]
+            x &= x - 1
+            p = board[s]
+            ty = p & 15
+            col = p >> 4
+            sign = 1 - 2 * col
             if trace:
-                f[F_REACH] += sign * reach
-        if relay and vt[V_RELAYABLE + ty] != 0:
-            kn = KNIGHT | own
-            for o in KNIGHT_OFFSETS:
-                if board[s + o] == kn:
-                    mg += sign * ev[EV_WMG + F_RELAY]
-                    eg += sign * ev[EV_WEG + F_RELAY]
-                    rz = 0
-                    rm = 0
-                    for o2 in KNIGHT_OFFSETS:
-                        q = board[s + o2]
-                        if q == OFF:
-                            continue
-                        if q == EMPTY or (q & 0x30) != own:
-                            rm += 1
-                        rz += _in_zone(s + o2, zbase)
-                    mg += sign * (rz * ev[EV_WMG + F_RELAY_KZONE] + rm * ev[EV_WMG + F_RELAY_MOB])
-                    eg += sign * (rz * ev[EV_WEG + F_RELAY_KZONE] + rm * ev[EV_WEG + F_RELAY_MOB])
+                mg += sign * ev[EV_PST_MG + p * NSQ + s]
+                eg += sign * ev[EV_PST_EG + p * NSQ + s]
+                base = EV_PB + (p * NSQ + s) * (PB_K * 2)
+                for k in range(PB_K):
+                    fi = ev[base + 2 * k]
+                    if fi >= 0:
+                        f[fi] += sign * ev[base + 2 * k + 1]
+            phase += ev[EV_PHASE + ty]
+            if ty == PAWN:
+                ws[col * 12 + vt[V_FILE + s]] |= 1 << vt[V_RANK + s]
+                continue
+            if (vt[L.V_SLIDEMASK + ty] & 12) != 0 and nfs < 38:   # slides along files: open-file terms below
+                ws[26 + nfs] = s
+                nfs += 1
+            ek = st[S_KSQ + 1 - col]
+            if ek != 0 and ty != KING:
+                df = vt[V_FILE + s] - vt[V_FILE + ek]
+                dr = vt[V_RANK + s] - vt[V_RANK + ek]
+                if -2 <= df <= 2 and -2 <= dr <= 2:
+                    fi = F_KATT + ty
+                    mg += sign * ev[EV_WMG + fi]
+                    eg += sign * ev[EV_WEG + fi]
                     if trace:
-                        f[F_RELAY] += sign
-                        f[F_RELAY_KZONE] += sign * rz
-                        f[F_RELAY_MOB] += sign * rm
-                    break
+                        f[fi] += sign
+            if ty == KING:
+                continue
+            zbase = ek - STRIDE - 1 if ek != 0 else -1000   # king-zone origin (-1000: no king)
+            # king-zone attacks are counted for pieces within 3 files and ranks of the enemy king
+            # only (a leap of at most 2 squares reaches the zone only from there; a slider further
+            # away is rare enough to ignore, and scanning every ray costs ~20% of the evaluation)
+            # (knightrelay: knights attack nothing)
+            near = (ek != 0 and abs(vt[V_FILE + ek] - vt[V_FILE + s]) <= 3 and abs(vt[V_RANK + ek] - vt[V_RANK + s]) <= 3
+                    and not (passive and ty == KNIGHT))
+            cnt = 0
+            zone = 0
+            own = col << 4
+            for k in range(vt[V_LEAP_N + ty]):
+                t = s + vt[V_LEAP + ty * 16 + k]
+                q = board[t]
+                if q != OFF:
+                    if q == EMPTY or (q & 0x30) != own:
+                        cnt += 1
+                    if near:
+                        zone += _in_zone(t, zbase)
+            for k in range(vt[V_SLIDE_N + ty]):
+                off = vt[V_SLIDE + ty * 8 + k]
+                t = s + off
+                while board[t] == EMPTY:
+                    cnt += 1
+                    t += off
+                if board[t] != OFF and (board[t] & 0x30) != own:
+                    cnt += 1
+            if near and vt[V_SLIDE_N + ty] != 0:
+                zone += _slider_zone(board, vt, s, ty, zbase)
+            fi = F_MOB + ty
+            mg += sign * cnt * ev[EV_WMG + fi]
+            eg += sign * cnt * ev[EV_WEG + fi]
+            fi = F_KZONE + ty
+            mg += sign * zone * ev[EV_WMG + fi]
+            eg += sign * zone * ev[EV_WEG + fi]
+            if trace:
+                f[F_MOB + ty] += sign * cnt
+                f[F_KZONE + ty] += sign * zone
+            if relay and ty == KNIGHT:
+                # relay potential: empty squares this knight can step to from which it would relay a friend
+                reach = 0
+                for o in KNIGHT_OFFSETS:
+                    t = s + o
+                    if board[t] != EMPTY:
+                        continue
+                    for o2 in KNIGHT_OFFSETS:
+                        q = board[t + o2]
+                        if q != EMPTY and q != OFF and (q & 0x30) == own and vt[V_RELAYABLE + (q & 15)] != 0:
+                            reach += 1
+                            break
+                mg += sign * reach * ev[EV_WMG + F_REACH]
+                eg += sign * reach * ev[EV_WEG + F_REACH]
+                if trace:
+                    f[F_REACH] += sign * reach
+            if relay and vt[V_RELAYABLE + ty] != 0:
+                kn = KNIGHT | own
+                for o in KNIGHT_OFFSETS:
+                    if board[s + o] == kn:
+                        mg += sign * ev[EV_WMG + F_RELAY]
+                        eg += sign * ev[EV_WEG + F_RELAY]
+                        rz = 0
+                        rm = 0
+                        for o2 in KNIGHT_OFFSETS:
+                            q = board[s + o2]
+                            if q == OFF:
+                                continue
+                            if q == EMPTY or (q & 0x30) != own:
+                                rm += 1
+                            rz += _in_zone(s + o2, zbase)
+                        mg += sign * (rz * ev[EV_WMG + F_RELAY_KZONE] + rm * ev[EV_WMG + F_RELAY_MOB])
+                        eg += sign * (rz * ev[EV_WEG + F_RELAY_KZONE] + rm * ev[EV_WEG + F_RELAY_MOB])
+                        if trace:
+                            f[F_RELAY] += sign
+                            f[F_RELAY_KZONE] += sign * rz
+                            f[F_RELAY_MOB] += sign * rm
+                        break
     # pass 2: pawn structure (passed / doubled / isolated / unpromotable), from the file masks
     pstart = vt[V_PROMO_START]
     for col in range(2):
@@ -788,7 +782,8 @@ def evaluate(board, st, vt, ev, ws):
     ``board``/``st``/``vt``: a position's mailbox, state vector and variant table;
     ``ev``: :func:`build_eval`'s table; ``ws``: ``int32[64]`` scratch, so nothing is allocated.
     """
-    return _eval_core(board, st, vt, ev, ws, ws, False, False, 0, 0)
+    mg, eg = psq_sums(board, st, vt, ev)
+    return _eval_core(board, st, vt, ev, ws, ws, False, mg, eg)
 
 
 @njit(cache=True, nogil=True)
@@ -796,12 +791,12 @@ def evaluate_inc(board, st, vt, ev, ws, mg0, eg0):
     """:func:`evaluate` with the material + piece-square sums given (``mg0``, ``eg0``, as
     :func:`psq_sums` would return them): the search keeps them up to date with
     :func:`psq_delta` instead of adding them up at every node. Same result."""
-    return _eval_core(board, st, vt, ev, ws, ws, False, True, mg0, eg0)
+    return _eval_core(board, st, vt, ev, ws, ws, False, mg0, eg0)
 
 
 @njit(cache=True, nogil=True)
 def eval_features(board, st, vt, ev, ws, f):
     """Fill ``f`` (``int32[NF]``) with the position's features (white minus black) and return
     the clamped phase; ``evaluate`` equals the tapered dot products with ``ev``'s weights."""
-    _eval_core(board, st, vt, ev, ws, f, True, False, 0, 0)
+    _eval_core(board, st, vt, ev, ws, f, True, 0, 0)
     return ws[24]

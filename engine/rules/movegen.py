@@ -166,83 +166,77 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
     fwd = STRIDE if us == WHITE else -STRIDE
     ep = st[S_EP]
     n = n0
-    # our pieces in board order: the set bits of our occupancy words (S_OCC), lowest first
-    w = 0
-    x = st[S_OCC + 2 * us]
-    while True:
-        if x == 0:
-            if w == 1:
-                break
-            w = 1
-            x = st[S_OCC + 2 * us + 1]
-            continue
-        s = vt[V_SQUARES + 64 * w + trailing_zeros(x)]
-        x &= x - 1
-        p = board[s]
-        ty = p & 15
-        if ty == PAWN:
-            r = vt[V_RANK + s]
-            rel = r if us == WHITE else last - r
-            to = s + fwd
-            if board[to] == EMPTY:
-                n = _add_pawn(moves, n, st, vt, s, to, rel + 1, us, False, mode)
-                if rel == vt[V_DOUBLE_RANK] and mode == GEN_ALL and board[to + fwd] == EMPTY:
-                    moves[n] = s | ((to + fwd) << MOVE_TO_SHIFT) | (F_DOUBLE << MOVE_FLAGS_SHIFT)
-                    n += 1
-            for dx in (-1, 1):
-                t = to + dx
-                q = board[t]
-                if q != EMPTY and q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
-                    n = _add_pawn(moves, n, st, vt, s, t, rel + 1, us, True, mode)
-                elif t == ep and ep != 0:
-                    moves[n] = s | (t << MOVE_TO_SHIFT) | (F_EP << MOVE_FLAGS_SHIFT)
-                    n += 1
-        else:
-            base = V_LEAP + ty * 16
-            for j in range(vt[V_LEAP_N + ty]):
-                t = s + vt[base + j]
-                q = board[t]
-                if q == EMPTY:
-                    if mode == GEN_ALL:
+    # our pieces in board order: the set bits of our two occupancy words (S_OCC), lowest first
+    for w in range(2):
+        x = st[S_OCC + 2 * us + w]
+        while x != 0:
+            s = vt[V_SQUARES + 64 * w + trailing_zeros(x)]
+            x &= x - 1
+            p = board[s]
+            ty = p & 15
+            if ty == PAWN:
+                r = vt[V_RANK + s]
+                rel = r if us == WHITE else last - r
+                to = s + fwd
+                if board[to] == EMPTY:
+                    n = _add_pawn(moves, n, st, vt, s, to, rel + 1, us, False, mode)
+                    if rel == vt[V_DOUBLE_RANK] and mode == GEN_ALL and board[to + fwd] == EMPTY:
+                        moves[n] = s | ((to + fwd) << MOVE_TO_SHIFT) | (F_DOUBLE << MOVE_FLAGS_SHIFT)
+                        n += 1
+                for dx in (-1, 1):
+                    t = to + dx
+                    q = board[t]
+                    if q != EMPTY and q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
+                        n = _add_pawn(moves, n, st, vt, s, t, rel + 1, us, True, mode)
+                    elif t == ep and ep != 0:
+                        moves[n] = s | (t << MOVE_TO_SHIFT) | (F_EP << MOVE_FLAGS_SHIFT)
+                        n += 1
+            else:
+                base = V_LEAP + ty * 16
+                for j in range(vt[V_LEAP_N + ty]):
+                    t = s + vt[base + j]
+                    q = board[t]
+                    if q == EMPTY:
+                        if mode == GEN_ALL:
+                            moves[n] = s | (t << MOVE_TO_SHIFT)
+                            n += 1
+                    elif q != OFF and (q & 0x30) == ce:
+                        if passive and (ty == KNIGHT or q == eknight):
+                            continue
                         moves[n] = s | (t << MOVE_TO_SHIFT)
                         n += 1
-                elif q != OFF and (q & 0x30) == ce:
-                    if passive and (ty == KNIGHT or q == eknight):
+                base = V_SLIDE + ty * 8
+                for j in range(vt[V_SLIDE_N + ty]):
+                    off = vt[base + j]
+                    t = s + off
+                    while board[t] == EMPTY:
+                        if mode == GEN_ALL:
+                            moves[n] = s | (t << MOVE_TO_SHIFT)
+                            n += 1
+                        t += off
+                    q = board[t]
+                    if q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
+                        moves[n] = s | (t << MOVE_TO_SHIFT)
+                        n += 1
+                if ty == KING and (flags & VF_CASTLING) != 0 and mode == GEN_ALL:
+                    n = _gen_castling(board, st, vt, moves, n, s, us)
+            if relay and vt[V_RELAYABLE + ty] != 0 and defended_by_knight(board, s, knight):
+                for o in KNIGHT_OFFSETS:
+                    t = s + o
+                    q = board[t]
+                    if q == OFF:
                         continue
-                    moves[n] = s | (t << MOVE_TO_SHIFT)
-                    n += 1
-            base = V_SLIDE + ty * 8
-            for j in range(vt[V_SLIDE_N + ty]):
-                off = vt[base + j]
-                t = s + off
-                while board[t] == EMPTY:
-                    if mode == GEN_ALL:
+                    if ty == PAWN:
+                        rt = vt[V_RANK + t]
+                        if rt == 0 or rt == last:
+                            continue
+                    if q == EMPTY:
+                        if mode == GEN_ALL:
+                            moves[n] = s | (t << MOVE_TO_SHIFT)
+                            n += 1
+                    elif (q & 0x30) == ce and q != eknight:
                         moves[n] = s | (t << MOVE_TO_SHIFT)
                         n += 1
-                    t += off
-                q = board[t]
-                if q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
-                    moves[n] = s | (t << MOVE_TO_SHIFT)
-                    n += 1
-            if ty == KING and (flags & VF_CASTLING) != 0 and mode == GEN_ALL:
-                n = _gen_castling(board, st, vt, moves, n, s, us)
-        if relay and vt[V_RELAYABLE + ty] != 0 and defended_by_knight(board, s, knight):
-            for o in KNIGHT_OFFSETS:
-                t = s + o
-                q = board[t]
-                if q == OFF:
-                    continue
-                if ty == PAWN:
-                    rt = vt[V_RANK + t]
-                    if rt == 0 or rt == last:
-                        continue
-                if q == EMPTY:
-                    if mode == GEN_ALL:
-                        moves[n] = s | (t << MOVE_TO_SHIFT)
-                        n += 1
-                elif (q & 0x30) == ce and q != eknight:
-                    moves[n] = s | (t << MOVE_TO_SHIFT)
-                    n += 1
     return n
 
 
