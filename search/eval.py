@@ -72,7 +72,7 @@ from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, BISHOP, KING, EMPTY,
                                  V_SLIDE_N, V_LEAP, V_SLIDE, V_SQUARES, V_FILE, V_RANK, V_RELAYABLE,
                                  VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS, SQ_MASK, MOVE_TO_SHIFT,
                                  MOVE_PROMO_SHIFT, MOVE_FLAGS_SHIFT, F_EP, F_CASTLE, V_CR_FROM, V_CR_TO)
-from engine.rules.movegen import _castle_index as castle_index
+from engine.rules.movegen import castle_index
 
 # ---- features: index groups (per-type groups are indexed by piece type 1..8) ----
 F_MAT = 0              # + type: pieces of that type                                       (PST basis)

@@ -363,7 +363,7 @@ def _gen_castling(board, st, vt, moves, n, ksq, us):
 
 
 @njit(cache=True, nogil=True)
-def _castle_index(vt, us, to):
+def castle_index(vt, us, to):
     """Index ``2 * colour + side`` of a castling move by colour ``us`` with the king landing on ``to``."""
     c = 2 * us
     if to != vt[V_CK_TO + c]:
@@ -451,7 +451,7 @@ def make_move(board, st, stack, hist, vt, zob, m):
     if (p & 15) == KING:
         st[S_KSQ + us] = to
         if (flags & F_CASTLE) != 0:
-            c = _castle_index(vt, us, to)
+            c = castle_index(vt, us, to)
             rf = vt[V_CR_FROM + c]
             rt = vt[V_CR_TO + c]
             r = board[rf]
@@ -522,7 +522,7 @@ def unmake_move(board, st, stack, vt):
     if (p & 15) == KING:
         st[S_KSQ + us] = frm
         if (flags & F_CASTLE) != 0:
-            c = _castle_index(vt, us, to)
+            c = castle_index(vt, us, to)
             rf = vt[V_CR_FROM + c]
             rt = vt[V_CR_TO + c]
             board[rf] = board[rt]
@@ -597,7 +597,7 @@ def _legal_slow(board, st, vt, m):
     rf = 0
     rt = 0
     if (flags & F_CASTLE) != 0:
-        c = _castle_index(vt, us, to)
+        c = castle_index(vt, us, to)
         rf = vt[V_CR_FROM + c]
         rt = vt[V_CR_TO + c]
         board[rt] = board[rf]
