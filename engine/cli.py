@@ -20,7 +20,9 @@ line to stderr and exit with status 2 (no traceback).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import threading
 
 import variants   # plain data, cheap to import
 
@@ -246,6 +248,35 @@ def _serve(argv) -> int:
     return main(argv)
 
 
+def background_work() -> list[str]:
+    """Names of the engine's threads still working (compile, search, waits), other than
+    the main thread and the stdin reader (which only ever waits for input)."""
+    return [t.name for t in threading.enumerate()
+            if t is not threading.main_thread() and t.is_alive() and t.name != "cardinal-stdin"]
+
+
+def _exit_now_if_busy(status: int) -> int:
+    """End the protocol process at once if a background thread still works, else return.
+
+    A ``quit`` during a cold start comes while the warm-up thread is still inside numba's
+    compiler (LLVM, C++). Normal interpreter shutdown ends such a daemon thread from under
+    it when it next takes the GIL; taken down between C++ frames (LLVM calls back into
+    Python while it compiles), the whole process can abort (SIGABRT: exit status -6 was
+    seen when a scripted GUI quit two cold engines sharing one cache). Nothing is lost by skipping shutdown: output is flushed here, numba writes its
+    cache files by atomic rename, and the compile locks are ``flock`` locks that the kernel
+    releases with the process.
+    """
+    busy = background_work()
+    if not busy:
+        return status
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
+
+
 COMMANDS = {"perft": _perft, "bench": _bench, "match": _match, "tune": _tune, "warmup": _warmup, "serve": _serve}
 
 
@@ -254,7 +285,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
         from engine.protocol.loop import run
-        return run()
+        return _exit_now_if_busy(run())
     if argv[0] in ("-h", "--help"):
         print(__doc__.strip())
         return 0

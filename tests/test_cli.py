@@ -143,3 +143,50 @@ def test_bench_perft_bad_json_path_fails_before_the_run(tmp_path, where):
     assert r.returncode == 2 and r.stdout == ""           # nothing was counted
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: --json") and "Traceback" not in r.stderr, r.stderr
+
+
+class NeverWarm:
+    """A searcher whose warm-up never ends (a cold compile still running at ``quit``)."""
+
+    def __init__(self, hash_mb: int = 16):
+        pass
+
+    def warm_up(self):
+        import threading
+        threading.Event().wait()
+
+
+def test_protocol_exit_skips_shutdown_while_a_thread_still_works(monkeypatch):
+    """``quit`` during a cold compile ends the process at once with the loop's status
+    (os._exit, after flushing), instead of an interpreter shutdown that tears the
+    compiling thread down and can abort the process."""
+    import threading
+    from engine import cli
+    calls = []
+    monkeypatch.setattr(cli.os, "_exit", calls.append)
+    assert cli._exit_now_if_busy(0) == 0 and calls == []     # idle: the normal return
+    release = threading.Event()
+    t = threading.Thread(target=release.wait, name="cardinal-warmup", daemon=True)
+    t.start()
+    try:
+        assert cli.background_work() == ["cardinal-warmup"]
+        cli._exit_now_if_busy(0)
+        assert calls == [0]
+    finally:
+        release.set()
+        t.join(5)
+
+
+def test_quit_while_the_search_still_compiles_exits_cleanly():
+    """End to end: the warm-up is still busy when ``quit`` arrives; the process answers what
+    came before, exits with status 0 at once and prints no traceback."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["CARDINAL_SEARCHER"] = "tests.test_cli:NeverWarm"
+    code = ("import sys\nfrom engine.protocol import session\nsession.PING_WAIT = 0.2\n"
+            "from engine import cli\nsys.exit(cli.main([]))\n")
+    r = subprocess.run([sys.executable, "-c", code], input="uci\nisready\nquit\n", cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "readyok" and "uciok" in r.stdout
+    assert "Traceback" not in r.stderr
