@@ -40,6 +40,7 @@ def _need(path, package):
 
 
 webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -105,13 +106,21 @@ def viewport(d, width, height):
 
 def wait(d, cond, what):
     try:
-        return WebDriverWait(d, WAIT).until(lambda drv: cond(drv))
-    except Exception:
+        return WebDriverWait(d, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(lambda drv: cond(drv))
+    except Exception as ex:
+        why = f"{type(ex).__name__}: {str(ex).splitlines()[0] if str(ex).strip() else ''}"
         page = d.execute_script("const s = document.getElementById('status'), m = document.getElementById('message');"
                                 "return [s.textContent, JSON.stringify(s.dataset), m.textContent]")
         server = d.execute_script("const r = new XMLHttpRequest(); r.open('GET', '/api/status', false); r.send();"
                                   "return r.responseText")
-        raise AssertionError(f"timed out waiting for {what}; page status, message: {page}; server: {server}") from None
+        raise AssertionError(f"waiting for {what} failed ({why}); page status, message: {page}; server: {server}") from None
+
+
+def data_points(d, element_id):
+    """The ``data-points`` of a plot line, read in one script call: the watch page redraws its
+    plot as a whole, so an element found in one call may be stale in the next."""
+    return d.execute_script("const e = document.getElementById(arguments[0]); return e ? e.dataset.points : null",
+                            element_id)
 
 
 def open_page(d, url, **params):
@@ -274,7 +283,7 @@ def test_watch_a_running_match(driver, server, shots, tmp_path):
         if match.poll() is None:
             match.kill()
             match.wait()
-    assert driver.find_element(By.ID, "plot-elo").get_attribute("data-points") == "2"
+    assert data_points(driver, "plot-elo") == "2"
     w, d, l = map(int, driver.find_element(By.ID, "watch-score").text.split("-"))
     assert w + d + l == 2
     assert driver.find_element(By.ID, "watch-elo").text != "-"
@@ -287,7 +296,7 @@ def test_watch_a_running_match(driver, server, shots, tmp_path):
         if ln.get("type") == "pair":
             ln["totals"]["llr"] = 0.4
     journal.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    wait(driver, lambda x: x.find_element(By.ID, "plot-llr").get_attribute("data-points") == "1", "the LLR curve")
+    wait(driver, lambda x: data_points(x, "plot-llr") == "1", "the LLR curve")
     driver.save_screenshot(os.path.join(shots, "watch-match.png"))
 
 
