@@ -12,8 +12,13 @@ infinite searches (positions cycled over all variants) are stopped after
 200-400 ms, and the time from ``stop()`` to ``on_done`` is reported (ms).
 
 ``--compare-fsf`` also runs Fairy-Stockfish (found on ``PATH`` or in
-``/usr/games``, 1 thread, 16 MiB hash) on the same grand/chess positions to the same depth and prints its nps
-side by side (it has no knightrelay).
+``/usr/games``, 1 thread, 16 MiB hash, a new game per position) on the same grand/chess
+positions to the same depth and prints its nps side by side (it has no knightrelay), then
+the nps ratio (Cardinal / Fairy-Stockfish) and the nodes-to-depth ratio. The two engines
+take turns position by position, the first of each pair alternating, so a change in the
+machine's load hits both alike (on a busy 2-core machine one engine run after the other
+can differ by 10-20% from load alone). ``--rounds K`` repeats the set K times and also
+prints each round's ratio and their median.
 """
 from __future__ import annotations
 
@@ -51,20 +56,74 @@ def bench_variant(variant: str, depth: int, verbose: bool = False):
     return total, secs
 
 
-def fsf_variant(variant: str, depth: int, exe: str):
-    """Fairy-Stockfish on the same positions: (nodes, seconds) summed from its own final info lines."""
+def cardinal_position(variant: str, fen: str | None, depth: int) -> tuple[int, float]:
+    """Cardinal on one position to ``depth`` with a fresh 16 MiB hash: (nodes, wall seconds)."""
     from engine.rules.position import Position
+    from search.driver import Searcher, Limits
+    s = Searcher(16)
+    pos = Position.from_fen(fen, variant)
+    last = {}
+    t0 = time.perf_counter()
+    s.start(pos, Limits(depth=depth), lambda i: last.update(i), lambda b, p: None)
+    s.wait()
+    return last.get("nodes", 0), time.perf_counter() - t0
+
+
+def fsf_position(eng, variant: str, fen: str | None, depth: int) -> tuple[int, float]:
+    """Fairy-Stockfish (started engine ``eng``, variant set) on one position to ``depth``, as a
+    new game: (nodes, seconds) from its own final info line."""
+    from engine.rules.position import Position
+    eng.new_game()
+    eng.position(fen or Position.from_fen(None, variant).fen())
+    last = [i for i in eng.search(f"depth {depth}", FSF_TIMEOUT).infos if "nodes" in i and "time" in i][-1]
+    return last["nodes"], last["time"] / 1000.0
+
+
+def compare_fsf(variant: str, depth: int, exe: str, rounds: int = 1):
+    """Both engines on every bench position of ``variant``, taking turns position by position
+    (who goes first alternates), ``rounds`` times over.
+
+    Returns ``[(cardinal_nodes, cardinal_s, fsf_nodes, fsf_s), ...]``, one tuple per round.
+    Raises the engine errors of :mod:`bench.engines` if Fairy-Stockfish fails.
+    """
+    out = []
     with start_engine(EngineSpec(cmd=[exe], name="Fairy-Stockfish",
                                  options={"Threads": "1", "Hash": "16"})) as eng:
         eng.set_variant(variant)
-        nodes, ms = 0, 0
-        for fen in POSITIONS[variant]:
-            eng.new_game()
-            eng.position(fen or Position.from_fen(None, variant).fen())
-            last = [i for i in eng.search(f"depth {depth}", FSF_TIMEOUT).infos if "nodes" in i and "time" in i][-1]
-            nodes += last["nodes"]
-            ms += last["time"]
-    return nodes, ms / 1000.0
+        k = 0
+        for _ in range(rounds):
+            cn = cs = fn = fs = 0
+            for fen in POSITIONS[variant]:
+                if k % 2:
+                    fn_, fs_ = fsf_position(eng, variant, fen, depth)
+                    cn_, cs_ = cardinal_position(variant, fen, depth)
+                else:
+                    cn_, cs_ = cardinal_position(variant, fen, depth)
+                    fn_, fs_ = fsf_position(eng, variant, fen, depth)
+                k += 1
+                cn, cs, fn, fs = cn + cn_, cs + cs_, fn + fn_, fs + fs_
+            out.append((cn, cs, fn, fs))
+    return out
+
+
+def print_comparison(variant: str, depth: int, rounds: list) -> None:
+    """The side-by-side lines of :func:`compare_fsf`'s result."""
+    cn = sum(r[0] for r in rounds)
+    cs = sum(r[1] for r in rounds)
+    fn = sum(r[2] for r in rounds)
+    fs = sum(r[3] for r in rounds)
+    c_nps, f_nps = cn / max(cs, 1e-9), fn / max(fs, 1e-9)
+    print(f"{'  cardinal':12s} depth {depth}: nodes {rounds[0][0]:10d}  time {cs * 1000 / len(rounds):8.0f} ms  "
+          f"nps {c_nps:9.0f}   (interleaved with Fairy-Stockfish)")
+    print(f"{'  fairy-sf':12s} depth {depth}: nodes {rounds[0][2]:10d}  time {fs * 1000 / len(rounds):8.0f} ms  "
+          f"nps {f_nps:9.0f}")
+    line = f"  {variant} nps ratio (Cardinal / Fairy-Stockfish): {c_nps / max(f_nps, 1e-9):.3f}"
+    if len(rounds) > 1:
+        per = sorted((r[0] / max(r[1], 1e-9)) / max(r[2] / max(r[3], 1e-9), 1e-9) for r in rounds)
+        med = per[len(per) // 2] if len(per) % 2 else (per[len(per) // 2 - 1] + per[len(per) // 2]) / 2
+        line += f" over {len(rounds)} rounds; per round {' '.join(f'{x:.3f}' for x in per)}, median {med:.3f}"
+    print(line)
+    print(f"  {variant} nodes-to-depth ratio (Cardinal / Fairy-Stockfish): {rounds[0][0] / max(rounds[0][2], 1):.2f}")
 
 
 def stop_latency(n: int) -> int:
@@ -100,6 +159,8 @@ def main(argv) -> int:
     ap.add_argument("--variant", default=None, help="chess, grand or knightrelay (default: all three)")
     ap.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help=f"search depth (default {DEFAULT_DEPTH})")
     ap.add_argument("--compare-fsf", action="store_true", help="also run Fairy-Stockfish on grand/chess positions")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="with --compare-fsf: repeat the interleaved comparison K times (default 1)")
     ap.add_argument("--verbose", action="store_true", help="per-position lines on stderr")
     ap.add_argument("--stop-latency", type=int, metavar="N", default=0,
                     help="measure stop() -> bestmove latency over N infinite searches instead")
@@ -118,6 +179,9 @@ def main(argv) -> int:
     if a.depth < 1 or a.depth > 60:
         print("error: depth must be 1..60", file=sys.stderr)
         return 2
+    if not 1 <= a.rounds <= 100:
+        print("error: --rounds must be 1..100", file=sys.stderr)
+        return 2
     from search.driver import Searcher
     Searcher(1).warm_up()  # compile/load outside the timed part
     total, secs = 0, 0.0
@@ -135,9 +199,7 @@ def main(argv) -> int:
             try:
                 if exe is None:
                     raise EngineError("not found on PATH or in /usr/games")
-                fn, ft = fsf_variant(v, a.depth, exe)
-                print(f"{'  fairy-sf':12s} depth {a.depth}: nodes {fn:10d}  time {ft * 1000:8.0f} ms  "
-                      f"nps {fn / max(ft, 1e-9):9.0f}")
+                print_comparison(v, a.depth, compare_fsf(v, a.depth, exe, a.rounds))
             except (EngineError, Died, NoReply, IndexError) as e:
                 print(f"  fairy-stockfish unavailable: {e or 'no answer'}", file=sys.stderr)
     print(f"Nodes searched: {total}")   # the signature: only variants in variants.BENCH_SIGNATURE are added

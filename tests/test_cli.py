@@ -190,3 +190,29 @@ def test_quit_while_the_search_still_compiles_exits_cleanly():
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[-1] == "readyok" and "uciok" in r.stdout
     assert "Traceback" not in r.stderr
+
+
+def test_bench_compare_fsf_interleaved_rounds():
+    """``--compare-fsf --rounds 2``: both engines' lines, then the nps ratio with each round's
+    value and their median, and the nodes-to-depth ratio; Cardinal's node count is the same
+    deterministic one as the plain bench line."""
+    from bench.engines import find_fairy_stockfish
+    if find_fairy_stockfish() is None:
+        pytest.skip("Fairy-Stockfish is not installed (.ci/run installs it)")
+    r = run("bench", "--variant", "grand", "--depth", "3", "--compare-fsf", "--rounds", "2")
+    assert r.returncode == 0, r.stderr
+    plain = re.search(r"^grand\s+depth 3: nodes\s+(\d+)", r.stdout, re.M)
+    mine = re.search(r"^\s+cardinal\s+depth 3: nodes\s+(\d+)", r.stdout, re.M)
+    assert plain and mine and plain.group(1) == mine.group(1), r.stdout
+    assert re.search(r"^\s+fairy-sf\s+depth 3: nodes\s+\d+", r.stdout, re.M), r.stdout
+    m = re.search(r"grand nps ratio \(Cardinal / Fairy-Stockfish\): ([\d.]+) over 2 rounds; "
+                  r"per round ([\d.]+) ([\d.]+), median ([\d.]+)", r.stdout)
+    assert m, r.stdout
+    lo, hi, med = float(m.group(2)), float(m.group(3)), float(m.group(4))
+    assert 0 < lo <= hi and abs(med - (lo + hi) / 2) < 0.0011
+    assert re.search(r"grand nodes-to-depth ratio \(Cardinal / Fairy-Stockfish\): [\d.]+", r.stdout)
+
+
+def test_bench_rounds_out_of_range():
+    r = run("bench", "--variant", "grand", "--depth", "2", "--compare-fsf", "--rounds", "0")
+    assert r.returncode == 2 and "--rounds" in r.stderr and "Traceback" not in r.stderr
