@@ -42,9 +42,17 @@ def _play(opponent: EngineSpec, cardinal_proto: str, tmp_path):
     res = M.run_match(cfg)
     assert res.error is None and not res.interrupted
     assert len(res.games) == 2
-    bad = [(g.round, g.termination, g.reason) for g in res.games if g.termination in FAULTS]
+    # Cardinal (engine 0) must never forfeit; the opponent's clock is its own business, and on
+    # a loaded 2-core machine (a second CPU-heavy process) an opponent can run out of time at
+    # 2+0.05: that is reported, not failed. Any other fault of the opponent (an illegal move,
+    # a stall) may be a protocol mismatch on our side, so it still fails.
+    bad = [(g.round, g.termination, g.reason, g.fault) for g in res.games if g.termination in FAULTS
+           and not (g.fault == 1 and g.termination == "time forfeit")]
     assert not bad, bad
     for g in res.games:
+        if g.termination == "time forfeit" and g.fault == 1:
+            print(f"round {g.round}: {opponent.name} lost on time ({g.reason})")
+            continue
         assert g.termination == "normal" and g.result in ("1-0", "0-1", "1/2-1/2")
         assert g.plies > 8
     text = (tmp_path / "games.pgn").read_text()
