@@ -63,8 +63,7 @@ import os
 from functools import lru_cache
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
-from engine.rules.jit import njit
+from engine.rules.jit import njit, trailing_zeros
 
 from engine.rules import layout as L
 from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, BISHOP, KING, EMPTY, OFF, S_SIDE, S_KSQ, S_COUNT, S_OCC,

@@ -80,3 +80,42 @@ def test_compile_lock_excludes_a_second_process(tmp_path):
         assert out.strip() == "got it"
     finally:
         holder.kill()
+
+
+def test_numba_reads_the_keyed_directory_whichever_module_comes_first(tmp_path):
+    """numba reads NUMBA_CACHE_DIR once, when it is first imported: whatever Cardinal module a
+    command imports first (the rules core, the evaluation, the search, a benchmark), numba
+    must see the source-keyed directory that configure() chose, not the raw variable (an
+    unkeyed cache could load compiled code of older sources)."""
+    import pytest
+    for first in ("engine.rules.movegen", "search.eval", "search.driver", "bench.search_bench",
+                  "engine.rules.position"):
+        # the module first, then the search (what a command uses next), then ask numba
+        code = (f"import importlib, json; importlib.import_module({first!r}); import search.driver; import numba; "
+                "from engine.rules import cache; print(json.dumps([numba.config.CACHE_DIR, cache.configure()]))")
+        env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+        env.update(PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+        r = subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), env=env, capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        seen, chosen = json.loads(r.stdout)
+        if chosen is None:
+            pytest.skip("no writable cache directory")
+        assert seen == chosen and Path(chosen).name.startswith("cardinal-"), (first, seen, chosen)
+
+
+def test_only_the_jit_module_imports_numba():
+    """The guard for the test above, over every package module: numba is imported (at any
+    level) only by engine/rules/jit.py, which runs configure() first."""
+    import ast
+    offenders = []
+    for pkg in ("engine", "search", "bench", "variants"):
+        for path in (ROOT / pkg).rglob("*.py"):
+            if path == ROOT / "engine" / "rules" / "jit.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                    [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+                if any(n == "numba" or n.startswith("numba.") for n in names):
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not offenders, offenders

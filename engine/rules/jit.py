@@ -33,6 +33,9 @@ from .cache import configure
 configure()
 
 from numba import njit as _numba_njit  # noqa: E402  (must follow configure(): numba reads NUMBA_CACHE_DIR on import)
+# count trailing zero bits of an integer (one tzcnt/bsf instruction); re-exported from here so
+# that no module imports numba before configure() has run
+from numba.cpython.unsafe.numbers import trailing_zeros  # noqa: E402
 
 
 def njit(*args, nrt: bool = False, **options):
@@ -45,4 +48,4 @@ def njit(*args, nrt: bool = False, **options):
     return _numba_njit(*args, **options)
 
 
-__all__ = ["njit"]
+__all__ = ["njit", "trailing_zeros"]

@@ -15,8 +15,7 @@ Nothing allocates per node. The generator reads tables and flags only; it never
 names a variant. Rules: FIDE laws, ``variants/rules/grand.md`` and ``variants/rules/knightrelay.md``.
 """
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
-from .jit import njit
+from .jit import njit, trailing_zeros
 
 from .layout import (STRIDE, NSQ, SQ_MASK, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, MOVE_FLAGS_SHIFT, MOVE_EP_BIT,
                      PAWN, KNIGHT, ROOK, KING, NTYPES, WHITE, BLACK, EMPTY, OFF,
