@@ -12,23 +12,29 @@ infinite searches (positions cycled over all variants) are stopped after
 200-400 ms, and the time from ``stop()`` to ``on_done`` is reported (ms).
 
 ``--compare-fsf`` also runs Fairy-Stockfish (found on ``PATH`` or in
-``/usr/games``, 1 thread, 16 MiB hash, a new game per position) on the same grand/chess
-positions to the same depth and prints its nps side by side (it has no knightrelay), then
+``/usr/games``, 1 thread, 16 MiB hash, a new game per position) on the same chess, grand
+or capablanca positions to the same depth and prints its nps side by side (it has no
+knightrelay: asking for that variant is an error; a Fairy-Stockfish that is missing or
+fails is an error too, exit status 2 before the run or 1 after it), then
 the nps ratio (Cardinal / Fairy-Stockfish) and the nodes-to-depth ratio. The two engines
 take turns position by position, the first of each pair alternating, so a change in the
 machine's load hits both alike (on a busy 2-core machine one engine run after the other
 can differ by 10-20% from load alone). ``--rounds K`` repeats the set K times and also
-prints each round's ratio and their median.
+prints each round's ratio and their median. Cardinal's time is the wall time around each
+whole search (its start-up included, about 5 ms per position), Fairy-Stockfish's the time
+it reports itself; the interleaved line, not the signature line above it, is the one to
+compare.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
+from bench.args import OneLineParser
 from bench.engines import Died, EngineError, EngineSpec, NoReply, find_fairy_stockfish, start_engine
 
 DEFAULT_DEPTH = 7
+FSF_VARIANTS = ("chess", "grand", "capablanca")   # bench variants Fairy-Stockfish plays (it has no knightrelay)
 FSF_TIMEOUT = 600.0   # s for one Fairy-Stockfish search
 
 import variants as _variants
@@ -75,8 +81,10 @@ def fsf_position(eng, variant: str, fen: str | None, depth: int) -> tuple[int, f
     from engine.rules.position import Position
     eng.new_game()
     eng.position(fen or Position.from_fen(None, variant).fen())
-    last = [i for i in eng.search(f"depth {depth}", FSF_TIMEOUT).infos if "nodes" in i and "time" in i][-1]
-    return last["nodes"], last["time"] / 1000.0
+    infos = [i for i in eng.search(f"depth {depth}", FSF_TIMEOUT).infos if "nodes" in i and "time" in i]
+    if not infos:
+        raise EngineError(f"no 'info ... nodes ... time' line before its bestmove (position {fen or 'startpos'})")
+    return infos[-1]["nodes"], infos[-1]["time"] / 1000.0
 
 
 def compare_fsf(variant: str, depth: int, exe: str, rounds: int = 1):
@@ -155,10 +163,12 @@ def stop_latency(n: int) -> int:
 
 
 def main(argv) -> int:
-    ap = argparse.ArgumentParser(prog="cardinal bench", description=__doc__.split("\n\n")[1])
-    ap.add_argument("--variant", default=None, help="chess, grand or knightrelay (default: all three)")
+    ap = OneLineParser(prog="cardinal bench", description=__doc__.split("\n\n")[1])
+    ap.add_argument("--variant", default=None, help=f"{', '.join(_variants.all_names())} "
+                    f"(default: {', '.join(_variants.names())})")
     ap.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help=f"search depth (default {DEFAULT_DEPTH})")
-    ap.add_argument("--compare-fsf", action="store_true", help="also run Fairy-Stockfish on grand/chess positions")
+    ap.add_argument("--compare-fsf", action="store_true",
+                    help=f"also run Fairy-Stockfish on the same positions ({', '.join(FSF_VARIANTS)})")
     ap.add_argument("--rounds", type=int, default=1,
                     help="with --compare-fsf: repeat the interleaved comparison K times (default 1)")
     ap.add_argument("--verbose", action="store_true", help="per-position lines on stderr")
@@ -182,9 +192,24 @@ def main(argv) -> int:
     if not 1 <= a.rounds <= 100:
         print("error: --rounds must be 1..100", file=sys.stderr)
         return 2
+    if a.rounds != 1 and not a.compare_fsf:
+        print("error: --rounds repeats the --compare-fsf comparison; give --compare-fsf too", file=sys.stderr)
+        return 2
+    exe = None
+    if a.compare_fsf:
+        if a.variant and names[0] not in FSF_VARIANTS:
+            print(f"error: --compare-fsf: Fairy-Stockfish does not play {names[0]} "
+                  f"(it is compared on {', '.join(FSF_VARIANTS)})", file=sys.stderr)
+            return 2
+        exe = find_fairy_stockfish()
+        if exe is None:
+            print("error: --compare-fsf: fairy-stockfish not found on PATH or in /usr/games "
+                  "(apt-get install fairy-stockfish)", file=sys.stderr)
+            return 2
     from search.driver import Searcher
     Searcher(1).warm_up()  # compile/load outside the timed part
     total, secs = 0, 0.0
+    failed = False
     for v in names:
         c0 = time.process_time()
         n, t = bench_variant(v, a.depth, a.verbose)
@@ -194,14 +219,12 @@ def main(argv) -> int:
             secs += t
         print(f"{v:12s} depth {a.depth}: nodes {n:10d}  time {t * 1000:8.0f} ms  nps {n / max(t, 1e-9):9.0f}"
               f"  (per CPU second {n / max(cpu, 1e-9):9.0f})")
-        if a.compare_fsf and v in ("grand", "chess"):
-            exe = find_fairy_stockfish()
+        if exe is not None and v in FSF_VARIANTS:
             try:
-                if exe is None:
-                    raise EngineError("not found on PATH or in /usr/games")
                 print_comparison(v, a.depth, compare_fsf(v, a.depth, exe, a.rounds))
-            except (EngineError, Died, NoReply, IndexError) as e:
-                print(f"  fairy-stockfish unavailable: {e or 'no answer'}", file=sys.stderr)
+            except (EngineError, Died, NoReply) as e:
+                print(f"error: --compare-fsf: Fairy-Stockfish failed: {e or 'no answer'}", file=sys.stderr)
+                failed = True
     print(f"Nodes searched: {total}")   # the signature: only variants in variants.BENCH_SIGNATURE are added
     print(f"Nodes/second: {int(total / max(secs, 1e-9))}")
-    return 0
+    return 1 if failed else 0

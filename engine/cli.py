@@ -25,6 +25,7 @@ import sys
 import threading
 
 import variants   # plain data, cheap to import
+from bench.args import OneLineParser as _OneLineParser   # plain argparse, cheap to import
 
 
 MAX_PERFT_DEPTH = 20   # deeper runs never finish from any real position
@@ -87,12 +88,6 @@ def _match(argv) -> int:
     return main(argv)
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """argparse with a one-line error (status 2) instead of the usage text."""
-
-    def error(self, message):
-        print(f"error: {message} (see {self.prog} --help)", file=sys.stderr)
-        raise SystemExit(2)
 
 
 def _tune_args(ap, step: str, T) -> None:

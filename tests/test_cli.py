@@ -213,6 +213,27 @@ def test_bench_compare_fsf_interleaved_rounds():
     assert re.search(r"grand nodes-to-depth ratio \(Cardinal / Fairy-Stockfish\): [\d.]+", r.stdout)
 
 
-def test_bench_rounds_out_of_range():
-    r = run("bench", "--variant", "grand", "--depth", "2", "--compare-fsf", "--rounds", "0")
-    assert r.returncode == 2 and "--rounds" in r.stderr and "Traceback" not in r.stderr
+@pytest.mark.parametrize("args, says", [
+    (("--compare-fsf", "--rounds", "0"), "--rounds must be 1..100"),
+    (("--compare-fsf", "--rounds", "abc"), "invalid int value"),
+    (("--rounds", "3"), "give --compare-fsf too"),
+    (("--variant", "knightrelay", "--compare-fsf"), "does not play knightrelay"),
+])
+def test_bench_misuse_is_one_line_and_status_2(args, says):
+    r = run("bench", "--depth", "2", *args)
+    err = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and r.stdout == "", (r.stdout, r.stderr)
+    assert len(err) == 1 and err[0].startswith("error:") and says in err[0], r.stderr
+
+
+def test_bench_compare_fsf_without_fairy_stockfish_is_an_error_before_the_run():
+    """Asked for a comparison that cannot happen: one error line, status 2, nothing searched."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT
+    env["PATH"] = os.path.dirname(sys.executable)        # no fairy-stockfish on PATH
+    code = ("import sys, bench.engines as E; E.DEBIAN_GAMES = '/nonexistent'; from engine import cli; "
+            "sys.exit(cli.main(['bench', '--variant', 'grand', '--depth', '2', '--compare-fsf']))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    err = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and r.stdout == "", (r.stdout, r.stderr)
+    assert len(err) == 1 and "fairy-stockfish not found" in err[0], r.stderr

@@ -39,12 +39,12 @@ were made with the defaults, e.g. ``python -m bench.suites.openings --variant gr
 """
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
 
 import variants as _variants
+from bench.args import OneLineParser
 from bench.engines import EngineError, EngineSpec, NoReply, Died, find_fairy_stockfish, start_engine
 from bench.outputs import check_output_path
 
@@ -198,14 +198,10 @@ def _error(msg: str) -> int:
     return 2
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):      # one line, status 2 (argparse prints the usage too)
-        print(f"error: {message} (see {self.prog} --help)", file=sys.stderr)
-        raise SystemExit(2)
 
 
 def main(argv=None) -> int:
-    ap = _Parser(prog="python -m bench.suites.openings",
+    ap = OneLineParser(prog="python -m bench.suites.openings",
                  description="Make an opening suite of balanced start positions (EPD) for cardinal match.")
     ap.add_argument("--variant", required=True, choices=tuple(SCORERS))
     ap.add_argument("--count", type=int, default=DEFAULT_COUNT, help=f"positions (default {DEFAULT_COUNT})")
