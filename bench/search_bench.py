@@ -27,6 +27,7 @@ compare.
 """
 from __future__ import annotations
 
+import statistics
 import sys
 import time
 
@@ -45,25 +46,20 @@ POSITIONS = {name: list(v.bench_positions) for name, v in _variants.VARIANTS.ite
 
 def bench_variant(variant: str, depth: int, verbose: bool = False):
     """Search every bench position of ``variant`` to ``depth``; returns (nodes, seconds)."""
-    from engine.rules.position import Position
-    from search.driver import Searcher, Limits
     total, secs = 0, 0.0
     for fen in POSITIONS[variant]:
-        s = Searcher(16)  # fresh hash, history and killers: deterministic node counts
-        pos = Position.from_fen(fen, variant)
-        last = {}
-        t0 = time.perf_counter()
-        s.start(pos, Limits(depth=depth), lambda i: last.update(i), lambda b, p: None)
-        s.wait()
-        secs += time.perf_counter() - t0
+        last = cardinal_position(variant, fen, depth)
+        secs += last["seconds"]
         total += last.get("nodes", 0)
         if verbose:
-            print(f"  {pos.fen()}  nodes {last.get('nodes')}  score {last.get('score')}", file=sys.stderr)
+            print(f"  {last['fen']}  nodes {last.get('nodes')}  score {last.get('score')}", file=sys.stderr)
     return total, secs
 
 
-def cardinal_position(variant: str, fen: str | None, depth: int) -> tuple[int, float]:
-    """Cardinal on one position to ``depth`` with a fresh 16 MiB hash: (nodes, wall seconds)."""
+def cardinal_position(variant: str, fen: str | None, depth: int) -> dict:
+    """Cardinal on one position to ``depth`` with a fresh 16 MiB hash, history and killers
+    (deterministic node counts): its last info dict, plus ``seconds`` (wall time around the
+    whole search) and ``fen``."""
     from engine.rules.position import Position
     from search.driver import Searcher, Limits
     s = Searcher(16)
@@ -72,7 +68,8 @@ def cardinal_position(variant: str, fen: str | None, depth: int) -> tuple[int, f
     t0 = time.perf_counter()
     s.start(pos, Limits(depth=depth), lambda i: last.update(i), lambda b, p: None)
     s.wait()
-    return last.get("nodes", 0), time.perf_counter() - t0
+    last.update(seconds=time.perf_counter() - t0, fen=pos.fen())
+    return last
 
 
 def fsf_position(eng, variant: str, fen: str | None, depth: int) -> tuple[int, float]:
@@ -104,12 +101,12 @@ def compare_fsf(variant: str, depth: int, exe: str, rounds: int = 1):
             for fen in POSITIONS[variant]:
                 if k % 2:
                     fn_, fs_ = fsf_position(eng, variant, fen, depth)
-                    cn_, cs_ = cardinal_position(variant, fen, depth)
+                    mine = cardinal_position(variant, fen, depth)
                 else:
-                    cn_, cs_ = cardinal_position(variant, fen, depth)
+                    mine = cardinal_position(variant, fen, depth)
                     fn_, fs_ = fsf_position(eng, variant, fen, depth)
                 k += 1
-                cn, cs, fn, fs = cn + cn_, cs + cs_, fn + fn_, fs + fs_
+                cn, cs, fn, fs = cn + mine.get("nodes", 0), cs + mine["seconds"], fn + fn_, fs + fs_
             out.append((cn, cs, fn, fs))
     return out
 
@@ -127,9 +124,9 @@ def print_comparison(variant: str, depth: int, rounds: list) -> None:
           f"nps {f_nps:9.0f}")
     line = f"  {variant} nps ratio (Cardinal / Fairy-Stockfish): {c_nps / max(f_nps, 1e-9):.3f}"
     if len(rounds) > 1:
-        per = sorted((r[0] / max(r[1], 1e-9)) / max(r[2] / max(r[3], 1e-9), 1e-9) for r in rounds)
-        med = per[len(per) // 2] if len(per) % 2 else (per[len(per) // 2 - 1] + per[len(per) // 2]) / 2
-        line += f" over {len(rounds)} rounds; per round {' '.join(f'{x:.3f}' for x in per)}, median {med:.3f}"
+        per = sorted((c_n / max(c_s, 1e-9)) / max(f_n / max(f_s, 1e-9), 1e-9) for c_n, c_s, f_n, f_s in rounds)
+        line += (f" over {len(rounds)} rounds; per round {' '.join(f'{x:.3f}' for x in per)}, "
+                 f"median {statistics.median(per):.3f}")
     print(line)
     print(f"  {variant} nodes-to-depth ratio (Cardinal / Fairy-Stockfish): {rounds[0][0] / max(rounds[0][2], 1):.2f}")
 

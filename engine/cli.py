@@ -88,8 +88,6 @@ def _match(argv) -> int:
     return main(argv)
 
 
-
-
 def _tune_args(ap, step: str, T) -> None:
     ap.add_argument("--variant", required=True, help=f"{', '.join(variants.all_names())}")
     if step == "teacher":
@@ -246,8 +244,9 @@ def _serve(argv) -> int:
 def background_work() -> list[str]:
     """Names of the engine's threads still working (compile, search, waits), other than
     the main thread and the stdin reader (which only ever waits for input)."""
+    from engine.protocol.loop import STDIN_THREAD
     return [t.name for t in threading.enumerate()
-            if t is not threading.main_thread() and t.is_alive() and t.name != "cardinal-stdin"]
+            if t is not threading.main_thread() and t.is_alive() and t.name != STDIN_THREAD]
 
 
 def _exit_now_if_busy(status: int) -> int:
@@ -257,12 +256,12 @@ def _exit_now_if_busy(status: int) -> int:
     compiler (LLVM, C++). Normal interpreter shutdown ends such a daemon thread from under
     it when it next takes the GIL; taken down between C++ frames (LLVM calls back into
     Python while it compiles), the whole process can abort (SIGABRT: exit status -6 was
-    seen when a scripted GUI quit two cold engines sharing one cache). Nothing is lost by skipping shutdown: output is flushed here, numba writes its
-    cache files by atomic rename, and the compile locks are ``flock`` locks that the kernel
-    releases with the process.
+    seen when a scripted GUI quit two cold engines sharing one cache). Nothing is lost by
+    skipping shutdown: output is flushed here, numba writes its cache files by atomic
+    rename, and the compile locks are ``flock`` locks that the kernel releases with the
+    process.
     """
-    busy = background_work()
-    if not busy:
+    if not background_work():
         return status
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -38,6 +38,7 @@ from .xboard import XBoardHandler
 _UCI_FIRST = {"isready", "position", "go", "setoption", "ucinewgame", "d", "eval", "stop",
               "ponderhit", "debug", "register"}
 _XBOARD_FIRST = {"xboard", "protover", "new"}
+STDIN_THREAD = "cardinal-stdin"   # the reader thread's name: it only ever waits for input
 
 
 class Output:
@@ -84,7 +85,7 @@ class Input:
         self.stream = sys.stdin if stream is None else stream
         self.q: queue.Queue = queue.Queue()
         self.stash: list = []   # items taken off the queue early (see take_until)
-        self._thread = threading.Thread(target=self._read, name="cardinal-stdin", daemon=True)
+        self._thread = threading.Thread(target=self._read, name=STDIN_THREAD, daemon=True)
         self._thread.start()
 
     def _read(self) -> None:
