@@ -533,17 +533,48 @@ def test_move_before_the_search_is_compiled(monkeypatch):
     compiled is a quick one-ply choice (here the mate in one), announced on an error
     line; once the search is ready it is used."""
     import io
+    import os
+    import threading as th
+    import time as _time
     from engine.protocol.loop import run
     release, made, factory = _slow_compile(monkeypatch, ping_wait=0.2)
-    inp = io.BytesIO(b"uci\nisready\nsetoption name UCI_Variant value chess\n"
-                     b"position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo wtime 1000 btime 1000\nquit\n")
+    r, w = os.pipe()
     out = io.StringIO()
-    assert run(stdin=inp, stdout=out, searcher_factory=factory) == 0
+    status = []
+    with open(r, "rb") as inp:
+        loop = th.Thread(target=lambda: status.append(run(stdin=inp, stdout=out, searcher_factory=factory)))
+        loop.start()
+        os.write(w, b"uci\nisready\nsetoption name UCI_Variant value chess\n"
+                    b"position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo wtime 1000 btime 1000\n")
+        deadline = _time.monotonic() + 30
+        while "bestmove" not in out.getvalue() and _time.monotonic() < deadline:   # no quit before the move
+            _time.sleep(0.02)
+        os.write(w, b"quit\n")
+        os.close(w)
+        loop.join(30)
+    assert status == [0]
     lines = out.getvalue().splitlines()
     assert "uciok" in lines and "readyok" in lines
     assert "info string error: search still compiling (first start): playing a quick move" in lines
     assert lines[-1] == "bestmove a1a8"
     assert made and not made[0].started          # the search was not used
+    release.set()
+
+
+def test_stop_during_the_compile_is_a_quick_move_without_an_error(monkeypatch):
+    """``go infinite`` then ``stop`` before the search is compiled: the quick move comes at
+    once, and no error line, since the GUI asked for a move now."""
+    import io
+    from engine.protocol.loop import run
+    release, made, factory = _slow_compile(monkeypatch, ping_wait=0.2)
+    inp = io.BytesIO(b"uci\nisready\nsetoption name UCI_Variant value chess\n"
+                     b"position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo infinite\nstop\nquit\n")
+    out = io.StringIO()
+    assert run(stdin=inp, stdout=out, searcher_factory=factory) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[-1] == "bestmove a1a8"
+    assert not any("error" in ln for ln in lines), lines
+    assert made and not made[0].started
     release.set()
 
 

@@ -298,7 +298,8 @@ class Backend:
                 if self._stop_wait.is_set():   # a stop that came while the search was being started
                     s.stop()
                 return
-            self.out_error("search still compiling (first start): playing a quick move")
+            if not self._stop_wait.is_set():   # (a stop or quit asked for a move now: no error)
+                self.out_error("search still compiling (first start): playing a quick move")
             on_done(quick_move(pos), None)
         except Exception:
             log_exception("search after the compile")
