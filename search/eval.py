@@ -32,8 +32,13 @@ Features (per side, white minus black):
     squares of the enemy king zone (the king's square and its neighbours) each
     type attacks (counted for pieces within 3 files and ranks of that king).
   * pawn structure: passed pawns by ranks to go to the promotion zone, doubled,
-    isolated; pawns in or near the zone whose side has nothing to promote to
+    isolated; connected pawns (phalanx: a pawn beside; supported: defended by a
+    pawn) and connected pawns near the zone (Stockfish's ``Connected`` bonus grows
+    with the rank); pawns in or near the zone whose side has nothing to promote to
     (grand: promotion only to a captured type).
+  * threats (Stockfish's ``ThreatByPawn``, ``ThreatByMinor``/``ByRook``): enemy
+    pieces attacked by a pawn, per type; enemy pieces attacked by a less valuable
+    piece (values: the SEE table).
   * rooks (any piece sliding along files) on open and half-open files, bishop pair,
     king shelter pawns, files next to the king without an own pawn, pawns storming
     the enemy king (1-3 ranks in front of it, its file and the adjacent ones), tempo.
@@ -102,7 +107,12 @@ F_PAWN_STORM = 141     # own pawns 1-3 ranks in front of the enemy king, on its 
 F_RELAY_MOB = 142      # knightrelay: knight-leap squares (not own-occupied) of relayed pieces
 F_OPEN = 144           # + type: file-sliding pieces on a file without pawns
 F_SEMI = 160           # + type: file-sliding pieces on a file without own pawns but with enemy ones
-NF = 176
+F_PHALANX = 176        # pawns with an own pawn beside them (same rank, adjacent file)
+F_SUPPORTED = 177      # pawns defended by an own pawn
+F_CONN_NEAR = 178      # connected (phalanx or supported) pawns near promotion: max(0, 4 - ranks to the zone)
+F_THREAT_UP = 179      # enemy pieces attacked by a less valuable piece (not a pawn, not the king; by value)
+F_PTHREAT = 180        # + type: enemy pieces of that type attacked by an own pawn (Stockfish's ThreatByPawn)
+NF = 192
 
 _TYPE_NAMES = {t: L.TYPE_LETTERS[t] for t in range(1, 9)}
 
@@ -117,6 +127,8 @@ def _feature_names():
         names[F_KZONE + t] = f"king_zone_{c}"
         names[F_OPEN + t] = f"open_file_{c}"
         names[F_SEMI + t] = f"half_open_file_{c}"
+        if t not in (PAWN, KING):
+            names[F_PTHREAT + t] = f"pawn_threat_{c}"
     for r in range(16):
         names[F_PAWN_RANK + r] = f"pawn_rank_{r}"
         names[F_PASSED + r] = f"passed_{r}"
@@ -128,7 +140,8 @@ def _feature_names():
                  (F_ISOLATED, "isolated"), (F_SHIELD, "king_shield"), (F_KING_OPEN, "king_open_file"),
                  (F_BISHOP_PAIR, "bishop_pair"), (F_RELAY, "relayed"), (F_REACH, "relay_reach"),
                  (F_RELAY_KZONE, "relay_king_zone"), (F_TEMPO, "tempo"), (F_PAWN_STORM, "pawn_storm"),
-                 (F_RELAY_MOB, "relay_mobility")):
+                 (F_RELAY_MOB, "relay_mobility"), (F_PHALANX, "pawn_phalanx"), (F_SUPPORTED, "pawn_supported"),
+                 (F_CONN_NEAR, "pawn_connected_near"), (F_THREAT_UP, "threat_by_lesser")):
         names[i] = n
     for i in range(NF):
         if names[i] == "-":
@@ -300,6 +313,10 @@ def feature_used(name: str) -> np.ndarray:
         u[F_UNPROMO:F_UNPROMO + 4] = True
     u[[F_DOUBLED, F_ISOLATED, F_SHIELD, F_KING_OPEN, F_TEMPO, F_PAWN_STORM]] = True
     u[F_BISHOP_PAIR] = LETTER_TYPE["B"] in types
+    u[[F_PHALANX, F_SUPPORTED, F_CONN_NEAR, F_THREAT_UP]] = True
+    for ty in types:
+        if ty not in (PAWN, KING):
+            u[F_PTHREAT + ty] = not (v.knights_passive and ty == KNIGHT)
     if v.relay:
         u[[F_RELAY, F_REACH, F_RELAY_KZONE, F_RELAY_MOB]] = True
     return u
@@ -564,6 +581,16 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                         f[fi] += sign
             if ty == KING:
                 continue
+            # attacked by an enemy pawn (from one rank ahead of it, on the adjacent files)
+            if not (passive and ty == KNIGHT):
+                ep = PAWN | ((1 - col) << 4)
+                pf = s + STRIDE if col == 0 else s - STRIDE
+                if board[pf - 1] == ep or board[pf + 1] == ep:
+                    fi = F_PTHREAT + ty
+                    mg -= sign * ev[EV_WMG + fi]
+                    eg -= sign * ev[EV_WEG + fi]
+                    if trace:
+                        f[fi] -= sign
             zbase = ek - STRIDE - 1 if ek != 0 else -1000   # king-zone origin (-1000: no king)
             # king-zone attacks are counted for pieces within 3 files and ranks of the enemy king
             # only (a leap of at most 2 squares reaches the zone only from there; a slider further
@@ -573,13 +600,18 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                     and not (passive and ty == KNIGHT))
             cnt = 0
             zone = 0
+            up = 0          # enemy pieces worth more than this one that it attacks
             own = col << 4
+            myval = ev[EV_SEE + ty]
             for k in range(vt[V_LEAP_N + ty]):
                 t = s + vt[V_LEAP + ty * 16 + k]
                 q = board[t]
                 if q != OFF:
                     if q == EMPTY or (q & 0x30) != own:
                         cnt += 1
+                        if q != EMPTY and ev[EV_SEE + (q & 15)] > myval and (q & 15) != KING \
+                                and not (passive and (q & 15) == KNIGHT):
+                            up += 1
                     if near:
                         zone += _in_zone(t, zbase)
             for k in range(vt[V_SLIDE_N + ty]):
@@ -588,8 +620,11 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                 while board[t] == EMPTY:
                     cnt += 1
                     t += off
-                if board[t] != OFF and (board[t] & 0x30) != own:
+                q = board[t]
+                if q != OFF and (q & 0x30) != own:
                     cnt += 1
+                    if ev[EV_SEE + (q & 15)] > myval and (q & 15) != KING and not (passive and (q & 15) == KNIGHT):
+                        up += 1
             if near and vt[V_SLIDE_N + ty] != 0:
                 zone += _slider_zone(board, vt, s, ty, zbase)
             fi = F_MOB + ty
@@ -598,9 +633,14 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
             fi = F_KZONE + ty
             mg += sign * zone * ev[EV_WMG + fi]
             eg += sign * zone * ev[EV_WEG + fi]
+            if passive and ty == KNIGHT:
+                up = 0          # (knightrelay: a knight captures nothing, and is never captured)
+            mg += sign * up * ev[EV_WMG + F_THREAT_UP]
+            eg += sign * up * ev[EV_WEG + F_THREAT_UP]
             if trace:
                 f[F_MOB + ty] += sign * cnt
                 f[F_KZONE + ty] += sign * zone
+                f[F_THREAT_UP] += sign * up
             if relay and ty == KNIGHT:
                 # relay potential: empty squares this knight can step to from which it would relay a friend
                 reach = 0
@@ -676,6 +716,27 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                 opp |= ws[(1 - col) * 12 + fl - 1]
             if fl < W - 1:
                 opp |= ws[(1 - col) * 12 + fl + 1]
+            # phalanx: a pawn beside on the same rank; supported: an own pawn one rank behind on an
+            # adjacent file (Stockfish's connected pawns)
+            side = left | right
+            phal = m & side
+            supp = m & ((side << 1) if col == 0 else (side >> 1))
+            conn = phal | supp
+            np_ = 0
+            x = phal
+            while x != 0:
+                np_ += 1
+                x &= x - 1
+            ns = 0
+            x = supp
+            while x != 0:
+                ns += 1
+                x &= x - 1
+            mg += sign * (np_ * ev[EV_WMG + F_PHALANX] + ns * ev[EV_WMG + F_SUPPORTED])
+            eg += sign * (np_ * ev[EV_WEG + F_PHALANX] + ns * ev[EV_WEG + F_SUPPORTED])
+            if trace:
+                f[F_PHALANX] += sign * np_
+                f[F_SUPPORTED] += sign * ns
             x = m
             while x != 0:
                 r = trailing_zeros(x)      # the pawn's rank
@@ -693,6 +754,11 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                     d = 0
                 if d > 15:
                     d = 15
+                if d < 4 and (conn >> r) & 1:
+                    mg += sign * (4 - d) * ev[EV_WMG + F_CONN_NEAR]
+                    eg += sign * (4 - d) * ev[EV_WEG + F_CONN_NEAR]
+                    if trace:
+                        f[F_CONN_NEAR] += sign * (4 - d)
                 if ahead == 0 and own_ahead == 0:
                     mg += sign * ev[EV_WMG + F_PASSED + d]
                     eg += sign * ev[EV_WEG + F_PASSED + d]

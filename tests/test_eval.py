@@ -232,3 +232,34 @@ def test_shipped_weights_files_load():
     for name in os.listdir(E.WEIGHTS_DIR) if os.path.isdir(E.WEIGHTS_DIR) else []:
         if name.endswith(".json"):
             load_weights(name[:-5])
+
+
+def test_connected_pawns_and_threat_features():
+    """Hand-checked counts of the connected-pawn and threat terms."""
+    # white pawns d4 e4 (a phalanx: 2) and c3 (it defends d4: 1 supported); black pawns a7 b6 (a7 defends
+    # b6: 1 supported)
+    fen = "4k3/p7/1p6/8/3PP3/2P5/8/4K3 w - - 0 1"
+    assert _feature(fen, "chess", "pawn_phalanx") == 2
+    assert _feature(fen, "chess", "pawn_supported") == 1 - 1
+    # a white pawn on e5 attacks the black knight on d6 and rook on f6; the black pawn on b5 attacks the
+    # white bishop on a4
+    fen = "4k3/8/3n1r2/1p2P3/B7/8/8/4K3 w - - 0 1"
+    assert _feature(fen, "chess", "pawn_threat_N") == 1
+    assert _feature(fen, "chess", "pawn_threat_R") == 1
+    assert _feature(fen, "chess", "pawn_threat_B") == -1
+    # the white knight on c3 attacks the black queen on d5 (a lesser piece on a greater one); the black
+    # rook on d8 attacks nothing of more value (the queen on d5 is its own)
+    fen = "3rk3/8/8/3q4/8/2N5/8/4K3 w - - 0 1"
+    assert _feature(fen, "chess", "threat_by_lesser") == 1
+    # the black rook on a1 attacks the white queen on a5 along the file: -1; the king attacks nothing
+    assert _feature("4k3/8/8/Q7/8/8/8/r3K3 w - - 0 1", "chess", "threat_by_lesser") == -1
+    # knightrelay: knights are never captured, so a pawn's attack on one is no threat
+    assert _feature("4k3/8/3n4/4P3/8/8/8/4K3 w - - 0 1", "knightrelay", "pawn_threat_N") == 0
+    # grand (10 ranks, zone at ranks 8-10): connected white pawns on e6 f6 are 2 ranks from the zone
+    # (4 - 2 each); on e7 f7, 1 rank (3 each); unconnected, nothing
+    fen = "r8r/1nbqkcabn1/10/10/4PP4/10/10/10/1NBQKCABN1/R8R w - - 0 1"
+    assert _feature(fen, "grand", "pawn_connected_near") == 4
+    fen = "r8r/1nbqkcabn1/10/4PP4/10/10/10/10/1NBQKCABN1/R8R w - - 0 1"
+    assert _feature(fen, "grand", "pawn_connected_near") == 6
+    fen = "r8r/1nbqkcabn1/10/4P1P3/10/10/10/10/1NBQKCABN1/R8R w - - 0 1"
+    assert _feature(fen, "grand", "pawn_connected_near") == 0
