@@ -38,7 +38,8 @@ Features (per side, white minus black):
     (grand: promotion only to a captured type).
   * threats (Stockfish's ``ThreatByPawn``, ``ThreatByMinor``/``ByRook``): enemy
     pieces attacked by a pawn, per type; enemy pieces attacked by a less valuable
-    piece (values: the SEE table).
+    piece (values: the SEE table), per type; attacks on enemy pieces that no enemy
+    pawn defends.
   * rooks (any piece sliding along files) on open and half-open files, bishop pair,
     king shelter pawns, files next to the king without an own pawn, pawns storming
     the enemy king (1-3 ranks in front of it, its file and the adjacent ones), tempo.
@@ -110,9 +111,11 @@ F_SEMI = 160           # + type: file-sliding pieces on a file without own pawns
 F_PHALANX = 176        # pawns with an own pawn beside them (same rank, adjacent file)
 F_SUPPORTED = 177      # pawns defended by an own pawn
 F_CONN_NEAR = 178      # connected (phalanx or supported) pawns near promotion: max(0, 4 - ranks to the zone)
-F_THREAT_UP = 179      # enemy pieces attacked by a less valuable piece (not a pawn, not the king; by value)
+F_WEAK_ATT = 179       # attacks by a piece (not a pawn or the king) on an enemy piece no enemy pawn defends
 F_PTHREAT = 180        # + type: enemy pieces of that type attacked by an own pawn (Stockfish's ThreatByPawn)
-NF = 192
+F_LTHREAT = 192        # + type: enemy pieces of that type attacked by a less valuable piece (not a pawn or
+                       # the king; values: the SEE table; Stockfish's ThreatByMinor / ThreatByRook)
+NF = 208
 
 _TYPE_NAMES = {t: L.TYPE_LETTERS[t] for t in range(1, 9)}
 
@@ -129,6 +132,7 @@ def _feature_names():
         names[F_SEMI + t] = f"half_open_file_{c}"
         if t not in (PAWN, KING):
             names[F_PTHREAT + t] = f"pawn_threat_{c}"
+            names[F_LTHREAT + t] = f"threat_by_lesser_{c}"
     for r in range(16):
         names[F_PAWN_RANK + r] = f"pawn_rank_{r}"
         names[F_PASSED + r] = f"passed_{r}"
@@ -141,7 +145,7 @@ def _feature_names():
                  (F_BISHOP_PAIR, "bishop_pair"), (F_RELAY, "relayed"), (F_REACH, "relay_reach"),
                  (F_RELAY_KZONE, "relay_king_zone"), (F_TEMPO, "tempo"), (F_PAWN_STORM, "pawn_storm"),
                  (F_RELAY_MOB, "relay_mobility"), (F_PHALANX, "pawn_phalanx"), (F_SUPPORTED, "pawn_supported"),
-                 (F_CONN_NEAR, "pawn_connected_near"), (F_THREAT_UP, "threat_by_lesser")):
+                 (F_CONN_NEAR, "pawn_connected_near"), (F_WEAK_ATT, "attack_on_weak")):
         names[i] = n
     for i in range(NF):
         if names[i] == "-":
@@ -313,10 +317,10 @@ def feature_used(name: str) -> np.ndarray:
         u[F_UNPROMO:F_UNPROMO + 4] = True
     u[[F_DOUBLED, F_ISOLATED, F_SHIELD, F_KING_OPEN, F_TEMPO, F_PAWN_STORM]] = True
     u[F_BISHOP_PAIR] = LETTER_TYPE["B"] in types
-    u[[F_PHALANX, F_SUPPORTED, F_CONN_NEAR, F_THREAT_UP]] = True
+    u[[F_PHALANX, F_SUPPORTED, F_CONN_NEAR, F_WEAK_ATT]] = True
     for ty in types:
         if ty not in (PAWN, KING):
-            u[F_PTHREAT + ty] = not (v.knights_passive and ty == KNIGHT)
+            u[F_PTHREAT + ty] = u[F_LTHREAT + ty] = not (v.knights_passive and ty == KNIGHT)
     if v.relay:
         u[[F_RELAY, F_REACH, F_RELAY_KZONE, F_RELAY_MOB]] = True
     return u
@@ -600,18 +604,28 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                     and not (passive and ty == KNIGHT))
             cnt = 0
             zone = 0
-            up = 0          # enemy pieces worth more than this one that it attacks
+            weak = 0        # attacks on enemy pieces that no enemy pawn defends
             own = col << 4
             myval = ev[EV_SEE + ty]
+            epw = PAWN | ((1 - col) << 4)             # an enemy pawn defends t from t + edef +- 1
+            edef = STRIDE if col == 0 else -STRIDE
+            attacker = not (passive and ty == KNIGHT)   # (knightrelay: a knight captures nothing)
             for k in range(vt[V_LEAP_N + ty]):
                 t = s + vt[V_LEAP + ty * 16 + k]
                 q = board[t]
                 if q != OFF:
                     if q == EMPTY or (q & 0x30) != own:
                         cnt += 1
-                        if q != EMPTY and ev[EV_SEE + (q & 15)] > myval and (q & 15) != KING \
-                                and not (passive and (q & 15) == KNIGHT):
-                            up += 1
+                        qt = q & 15
+                        if q != EMPTY and attacker and qt != KING and qt != PAWN and not (passive and qt == KNIGHT):
+                            if ev[EV_SEE + qt] > myval:
+                                fi = F_LTHREAT + qt
+                                mg += sign * ev[EV_WMG + fi]
+                                eg += sign * ev[EV_WEG + fi]
+                                if trace:
+                                    f[fi] += sign
+                            if board[t + edef - 1] != epw and board[t + edef + 1] != epw:
+                                weak += 1
                     if near:
                         zone += _in_zone(t, zbase)
             for k in range(vt[V_SLIDE_N + ty]):
@@ -623,8 +637,16 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                 q = board[t]
                 if q != OFF and (q & 0x30) != own:
                     cnt += 1
-                    if ev[EV_SEE + (q & 15)] > myval and (q & 15) != KING and not (passive and (q & 15) == KNIGHT):
-                        up += 1
+                    qt = q & 15
+                    if qt != KING and qt != PAWN and not (passive and qt == KNIGHT):
+                        if ev[EV_SEE + qt] > myval:
+                            fi = F_LTHREAT + qt
+                            mg += sign * ev[EV_WMG + fi]
+                            eg += sign * ev[EV_WEG + fi]
+                            if trace:
+                                f[fi] += sign
+                        if board[t + edef - 1] != epw and board[t + edef + 1] != epw:
+                            weak += 1
             if near and vt[V_SLIDE_N + ty] != 0:
                 zone += _slider_zone(board, vt, s, ty, zbase)
             fi = F_MOB + ty
@@ -633,14 +655,12 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
             fi = F_KZONE + ty
             mg += sign * zone * ev[EV_WMG + fi]
             eg += sign * zone * ev[EV_WEG + fi]
-            if passive and ty == KNIGHT:
-                up = 0          # (knightrelay: a knight captures nothing, and is never captured)
-            mg += sign * up * ev[EV_WMG + F_THREAT_UP]
-            eg += sign * up * ev[EV_WEG + F_THREAT_UP]
+            mg += sign * weak * ev[EV_WMG + F_WEAK_ATT]
+            eg += sign * weak * ev[EV_WEG + F_WEAK_ATT]
             if trace:
                 f[F_MOB + ty] += sign * cnt
                 f[F_KZONE + ty] += sign * zone
-                f[F_THREAT_UP] += sign * up
+                f[F_WEAK_ATT] += sign * weak
             if relay and ty == KNIGHT:
                 # relay potential: empty squares this knight can step to from which it would relay a friend
                 reach = 0

@@ -250,9 +250,15 @@ def test_connected_pawns_and_threat_features():
     # the white knight on c3 attacks the black queen on d5 (a lesser piece on a greater one); the black
     # rook on d8 attacks nothing of more value (the queen on d5 is its own)
     fen = "3rk3/8/8/3q4/8/2N5/8/4K3 w - - 0 1"
-    assert _feature(fen, "chess", "threat_by_lesser") == 1
+    assert _feature(fen, "chess", "threat_by_lesser_Q") == 1
     # the black rook on a1 attacks the white queen on a5 along the file: -1; the king attacks nothing
-    assert _feature("4k3/8/8/Q7/8/8/8/r3K3 w - - 0 1", "chess", "threat_by_lesser") == -1
+    assert _feature("4k3/8/8/Q7/8/8/8/r3K3 w - - 0 1", "chess", "threat_by_lesser_Q") == -1
+    # the knight on c3 attacks the bishop on d5: undefended, then defended by the pawn on e6
+    assert _feature("4k3/8/8/3b4/8/2N5/8/4K3 w - - 0 1", "chess", "attack_on_weak") == 1
+    assert _feature("4k3/8/4p3/3b4/8/2N5/8/4K3 w - - 0 1", "chess", "attack_on_weak") == 0
+    # a rook on d5 defended by the pawn: no weak attack, but still a lesser piece's threat
+    assert _feature("4k3/8/4p3/3r4/8/2N5/8/4K3 w - - 0 1", "chess", "attack_on_weak") == 0
+    assert _feature("4k3/8/4p3/3r4/8/2N5/8/4K3 w - - 0 1", "chess", "threat_by_lesser_R") == 1
     # knightrelay: knights are never captured, so a pawn's attack on one is no threat
     assert _feature("4k3/8/3n4/4P3/8/8/8/4K3 w - - 0 1", "knightrelay", "pawn_threat_N") == 0
     # grand (10 ranks, zone at ranks 8-10): connected white pawns on e6 f6 are 2 ranks from the zone
