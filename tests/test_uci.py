@@ -527,33 +527,39 @@ def _slow_compile(monkeypatch, ping_wait):
     return release, made, factory
 
 
-def test_move_before_the_search_is_compiled(monkeypatch):
-    """A cold start on a machine too busy to finish the compile within the ping window:
-    readyok comes once the rules core is loaded, and a move needed before the search is
-    compiled is a quick one-ply choice (here the mate in one), announced on an error
-    line; once the search is ready it is used."""
+def _run_until_bestmove(factory, commands: bytes):
+    """Run the protocol loop on a pipe fed ``commands``, send ``quit`` only once a ``bestmove``
+    is out (or after 30 s); returns ``(exit status list, output lines)``."""
     import io
     import os
     import threading as th
     import time as _time
     from engine.protocol.loop import run
-    release, made, factory = _slow_compile(monkeypatch, ping_wait=0.2)
     r, w = os.pipe()
     out = io.StringIO()
     status = []
     with open(r, "rb") as inp:
         loop = th.Thread(target=lambda: status.append(run(stdin=inp, stdout=out, searcher_factory=factory)))
         loop.start()
-        os.write(w, b"uci\nisready\nsetoption name UCI_Variant value chess\n"
-                    b"position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo wtime 1000 btime 1000\n")
+        os.write(w, commands)
         deadline = _time.monotonic() + 30
         while "bestmove" not in out.getvalue() and _time.monotonic() < deadline:   # no quit before the move
             _time.sleep(0.02)
         os.write(w, b"quit\n")
         os.close(w)
         loop.join(30)
+    return status, out.getvalue().splitlines()
+
+
+def test_move_before_the_search_is_compiled(monkeypatch):
+    """A cold start on a machine too busy to finish the compile within the ping window:
+    readyok comes once the rules core is loaded, and a move needed before the search is
+    compiled is a quick one-ply choice (here the mate in one), announced on an error
+    line; once the search is ready it is used."""
+    release, made, factory = _slow_compile(monkeypatch, ping_wait=0.2)
+    status, lines = _run_until_bestmove(factory, b"uci\nisready\nsetoption name UCI_Variant value chess\n"
+                                        b"position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo wtime 1000 btime 1000\n")
     assert status == [0]
-    lines = out.getvalue().splitlines()
     assert "uciok" in lines and "readyok" in lines
     assert "info string error: search still compiling (first start): playing a quick move" in lines
     assert lines[-1] == "bestmove a1a8"
@@ -579,32 +585,15 @@ def test_stop_during_the_compile_is_a_quick_move_without_an_error(monkeypatch):
 
 
 def test_search_waits_for_the_compile_when_the_clock_allows(monkeypatch):
-    import io
     import threading as th
-    from engine.protocol.loop import run
     release, made, make = _slow_compile(monkeypatch, ping_wait=0.1)
 
     def factory(hash_mb):
         th.Timer(0.5, release.set).start()      # the compile ends half a second later
         return make(hash_mb)
 
-    import os
-    import time as _time
-    r, w = os.pipe()
-    out = io.StringIO()
-    status = []
-    with open(r, "rb") as inp:
-        loop = th.Thread(target=lambda: status.append(run(stdin=inp, stdout=out, searcher_factory=factory)))
-        loop.start()
-        os.write(w, b"uci\nisready\nposition startpos\ngo wtime 600000 btime 600000\n")
-        deadline = _time.monotonic() + 30
-        while "bestmove" not in out.getvalue() and _time.monotonic() < deadline:   # no quit before the move
-            _time.sleep(0.02)
-        os.write(w, b"quit\n")
-        os.close(w)
-        loop.join(30)
+    status, lines = _run_until_bestmove(factory, b"uci\nisready\nposition startpos\ngo wtime 600000 btime 600000\n")
     assert status == [0]
-    lines = out.getvalue().splitlines()
     assert not any("quick move" in ln for ln in lines), lines
     assert len(made[0].started) == 1
     lim = made[0].started[0]
