@@ -675,13 +675,40 @@ class DataSet:
     header: dict | None = None
 
 
-def read_data(path: str, variant: str | None = None, dedup: bool = True) -> DataSet:
+def read_data(path, variant: str | None = None, dedup: bool = True) -> DataSet:
     """Read a data file (positions of finished games only); with ``dedup`` keep the first of
-    positions with the same FEN (move counters ignored). Raises ``ValueError`` for a malformed
-    line or another variant's file, ``OSError``."""
+    positions with the same FEN (move counters ignored). ``path``: one file, or a list of files
+    read as one data set (each file's game numbers shifted past the previous files', so the
+    train/validation split keeps whole games; duplicates dropped across files; the header is
+    the first file's). Raises ``ValueError`` for a malformed line, another variant's file, or
+    files of which some were re-scored by a teacher and some not (their score scales differ),
+    ``OSError``."""
+    if not isinstance(path, (str, os.PathLike)):
+        paths = list(path)
+        if not paths:
+            raise ValueError("no data file given")
+        parts = []
+        seen: set = set()
+        base = 0
+        for p in paths:
+            d = _read_one(p, variant, dedup, seen)
+            if parts and bool((d.header or {}).get("teacher")) != bool((parts[0].header or {}).get("teacher")):
+                raise ValueError(f"{p}: scores from {'a teacher' if (d.header or {}).get('teacher') else 'self-play'}, "
+                                 f"unlike {paths[0]}: the files cannot be fitted together")
+            parts.append(DataSet(d.fens, d.result, d.score, d.game + base, d.ply, d.games, d.duplicates, d.header))
+            if len(d.game):
+                base = int(parts[-1].game.max()) + 1
+        return DataSet([f for d in parts for f in d.fens], np.concatenate([d.result for d in parts]),
+                       np.concatenate([d.score for d in parts]), np.concatenate([d.game for d in parts]),
+                       np.concatenate([d.ply for d in parts]), sum(d.games for d in parts),
+                       sum(d.duplicates for d in parts), parts[0].header)
+    return _read_one(path, variant, dedup, set())
+
+
+def _read_one(path: str, variant: str | None, dedup: bool, seen: set) -> DataSet:
+    """One data file for :func:`read_data`; FENs in ``seen`` count as duplicates (and new ones are added)."""
     fens, res, sc, gm, pl = [], [], [], [], []
     pending: dict = {}
-    seen: set = set()
     dups = 0
     games = 0
     header = None
@@ -949,18 +976,27 @@ def default_score_k(header: dict | None) -> str:
     return "fit" if header and header.get("teacher") else "same"
 
 
-def fit(variant: str, data: str, out: str | None = None, seed: int = 1, val: float = DEFAULT_VAL,
+def _data_name(data) -> str:
+    """The data file's name, or the names of several joined by ``+``."""
+    if isinstance(data, (str, os.PathLike)):
+        return os.path.basename(data)
+    return "+".join(os.path.basename(p) for p in data)
+
+
+def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = DEFAULT_VAL,
         max_iter: int = DEFAULT_MAX_ITER, lam: float = DEFAULT_LAMBDA, l2: float = DEFAULT_L2,
         write: bool = True, progress: bool = False, score_k: str | None = None) -> TuneReport:
-    """Texel-tune ``variant``'s weights on data file ``data``; write them (``out``, default
+    """Texel-tune ``variant``'s weights on data file ``data`` (or a list of files, read as one
+    data set: :func:`read_data`); write them (``out``, default
     ``variants/weights/<variant>.json``) unless ``write`` is False. ``score_k``: ``same`` (the
     score column's sigmoid uses K), ``fit`` (its own ``K_s``, fitted to the training results),
     None: :func:`default_score_k` of the file's header. Raises ``ValueError`` for a malformed
     or empty data file or a bad ``score_k``, ``OSError``."""
     variant = _variants.get(variant).name
     ds = read_data(data, variant)
+    label = data if isinstance(data, (str, os.PathLike)) else " + ".join(str(p) for p in data)
     if len(ds.fens) == 0:
-        raise ValueError(f"{data}: no positions of finished games")
+        raise ValueError(f"{label}: no positions of finished games")
     t0 = time.perf_counter()
     F, phase = extract_features(variant, ds.fens, progress=progress)
     t_feat = time.perf_counter() - t0
@@ -992,14 +1028,14 @@ def fit(variant: str, data: str, out: str | None = None, seed: int = 1, val: flo
     new_eg = np.rint(fr.w_eg).astype(np.int32)
     after = (mt.loss(new_mg, new_eg, K, yt), mv.loss(new_mg, new_eg, K, yv))
     t_fit = time.perf_counter() - t1
-    rep = TuneReport(variant, data, len(ds.fens), ds.games, ds.duplicates, int(tmask.sum()), int(vmask.sum()),
+    rep = TuneReport(variant, label, len(ds.fens), ds.games, ds.duplicates, int(tmask.sum()), int(vmask.sum()),
                      len(np.unique(ds.game[tmask])), len(np.unique(ds.game[vmask])), K, before, after, fr,
                      w0_mg, w0_eg, new_mg, new_eg, 2 * int(used.sum()), t_feat, t_fit,
                      score_k=score_k, K_s=K_s)
 
     def r6(x):
         return None if x != x else round(float(x), 6)
-    rep.meta = {"method": "Texel tuning, L-BFGS-B", "data": os.path.basename(data),
+    rep.meta = {"method": "Texel tuning, L-BFGS-B", "data": _data_name(data),
                 "data_header": ds.header or {}, "positions": rep.n_positions, "games": ds.games,
                 "train_positions": rep.n_train, "val_positions": rep.n_val, "K": round(K, 6),
                 "score_k": score_k, "K_s": round(K_s, 6),

@@ -114,7 +114,8 @@ def _tune_args(ap, step: str, T) -> None:
     if step == "datagen":
         ap.add_argument("--out", default=None, metavar="FILE", help="data file (default tune-data/<variant>.txt)")
     if step == "fit":
-        ap.add_argument("--data", required=True, metavar="FILE", help="data file written by cardinal tune datagen")
+        ap.add_argument("--data", required=True, nargs="+", metavar="FILE",
+                        help="data file(s) written by cardinal tune datagen; several are fitted as one data set")
     if step in ("fit", "all"):
         if step == "all":
             ap.add_argument("--data", default=None, metavar="FILE", help="data file (default tune-data/<variant>.txt)")
@@ -153,7 +154,7 @@ def _tune(argv) -> int:
     prog = "cardinal tune" + ("" if step == "all" else " " + step)
     desc = {"all": "Texel tuning: self-play data (datagen) then the fit, writing variants/weights/<variant>.json.",
             "datagen": "Self-play games with a node limit; appends whole games of quiet positions to the data file.",
-            "fit": "Fit K, then the mg/eg weights (L-BFGS-B) on a data file; writes the weights file.",
+            "fit": "Fit K, then the mg/eg weights (L-BFGS-B) on one or more data files; writes the weights file.",
             "teacher": "Re-score every position of a data file with an outside UCI engine (default "
                        "Fairy-Stockfish) at a fixed depth; writes the same games with the teacher's scores."}[step]
     from bench import tune as T

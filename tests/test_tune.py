@@ -576,3 +576,46 @@ def test_cli_fit_reports_k_s(tmp_path):
     assert json.loads((tmp_path / "w.json").read_text())["meta"]["score_k"] == "fit"
     r = run("tune", "fit", "--variant", "knightrelay", "--data", str(data), "--score-k", "bogus")
     assert r.returncode == 2 and "--score-k" in r.stderr and "Traceback" not in r.stderr
+
+
+# ------------------------------------------------------------------ several data files
+
+def _data_file(path, games, header=None):
+    """A data file of ``games``: a list of (game id, result, [fens])."""
+    with open(path, "w", encoding="utf-8") as fh:
+        if header is not None:
+            fh.write(T.header_line(header))
+        for gid, r, fens in games:
+            for ply, fen in enumerate(fens):
+                fh.write(f"P\t{fen}\t{r}\t{10 * ply}\t{gid}\t{ply}\n")
+            fh.write(f"G\t{gid}\t{r}\n")
+    return str(path)
+
+
+def test_several_data_files_are_one_data_set(tmp_path):
+    f1 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    f2 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+    f3 = "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1"
+    f4 = "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1"
+    head = {"variant": "chess", "nodes": 300, "seed": 1}
+    a = _data_file(tmp_path / "a.txt", [(0, 1, [f1, f2]), (1, 0, [f3])], head)
+    b = _data_file(tmp_path / "b.txt", [(0, 0.5, [f2, f4])], dict(head, seed=2))  # game 0 again; f2 again
+    ds = T.read_data([a, b], "chess")
+    assert ds.fens == [f1, f2, f3, f4] and ds.duplicates == 1 and ds.games == 3
+    assert list(ds.game) == [0, 0, 1, 2]           # b's game 0 is a game of its own
+    assert list(ds.result) == [1, 1, 0, 0.5] and ds.header["seed"] == "1"
+    one = T.read_data(a, "chess")                   # one file reads as before
+    assert one.fens == [f1, f2, f3] and list(one.game) == [0, 0, 1]
+    # a teacher's scores are on another scale: not fitted with self-play scores
+    c = _data_file(tmp_path / "c.txt", [(0, 1, [f4])], dict(head, teacher="fairy-stockfish", depth=6))
+    with pytest.raises(ValueError, match="teacher"):
+        T.read_data([a, c], "chess")
+    # the command line takes several files, and names them in the weights file
+    r = run("tune", "fit", "--variant", "chess", "--data", a, b, "--out", str(tmp_path / "w.json"),
+            "--max-iter", "5", "--val", "0.34")
+    assert r.returncode == 0, r.stderr
+    assert "4 positions from 3 games" in r.stdout, r.stdout
+    with open(tmp_path / "w.json", encoding="utf-8") as fh:
+        assert json.load(fh)["meta"]["data"] == "a.txt+b.txt"
+    r = run("tune", "fit", "--variant", "chess", "--data", a, c, "--out", str(tmp_path / "w.json"))
+    assert r.returncode == 2 and "teacher" in r.stderr and "Traceback" not in r.stderr
