@@ -84,7 +84,7 @@ import numpy as np
 
 import variants as _variants
 
-from search.eval import (FEATURES, eval_features, phase_total, load_weights, write_weights,
+from search.eval import (WS_SIZE, FEATURES, eval_features, phase_total, load_weights, write_weights,
                          feature_bounds, feature_used, build_eval)
 
 NF = len(FEATURES)
@@ -760,7 +760,7 @@ def extract_features(variant: str, fens, progress: bool = False):
     import scipy.sparse as sp
     from engine.rules.position import Position
     ev = build_eval(variant)
-    ws = np.zeros(64, dtype=np.int32)
+    ws = np.zeros(WS_SIZE, dtype=np.int32)
     f = np.zeros(NF, dtype=np.int32)
     n = len(fens)
     phase = np.zeros(n, dtype=np.float64)

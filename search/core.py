@@ -12,7 +12,7 @@ passed in (see :class:`search.driver.SearchState`):
   and columns are :func:`_cmh_index` values
 * ``counter`` ``int32[CMH_SIZE]`` counter move: the last quiet move that refuted a given move
 * ``info`` ``int64[INFO_SIZE]`` counters/limits (I_* below) and, from ``I_EVAL``, the static eval per ply; ``stop`` ``int64[1]`` shared stop flag
-* ``excl`` ``int32[8]`` root moves excluded (MultiPV), ``ws`` ``int32[64]`` eval scratch
+* ``excl`` ``int32[8]`` root moves excluded (MultiPV), ``ws`` ``int32[WS_SIZE]`` eval scratch
 
 Beyond the steps in :func:`search`: losing captures (static exchange evaluation, :func:`_losing_capture`) are
 ordered after the quiet moves and skipped in quiescence; quiescence probes and stores the TT at draft 0;

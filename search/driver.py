@@ -52,7 +52,7 @@ from engine.rules.position import Position
 import variants as _variants
 from . import core as C
 from .core import SearchCtx, search_root
-from .eval import build_eval
+from .eval import build_eval, WS_SIZE
 from . import skill as SK
 from .limits import Limits, MAX_DEPTH  # noqa: F401  (re-exported: search.driver.Limits is the public name)
 from .timeman import allocate, MOVE_OVERHEAD_DEFAULT
@@ -84,7 +84,7 @@ class SearchState:
         self.info = np.zeros(C.INFO_SIZE, dtype=np.int64)
         self.stop = np.zeros(1, dtype=np.int64)
         self.excl = np.zeros(8, dtype=np.int32)
-        self.ws = np.zeros(64, dtype=np.int32)
+        self.ws = np.zeros(WS_SIZE, dtype=np.int32)
         self.gen = 0
 
     def clear(self):

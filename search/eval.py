@@ -30,7 +30,11 @@ Features (per side, white minus black):
   * mobility per type (sliders: empty and enemy squares along rays; leapers:
     non-own squares), pieces within two squares of the enemy king per type, and
     squares of the enemy king zone (the king's square and its neighbours) each
-    type attacks (counted for pieces within 3 files and ranks of that king).
+    type attacks (counted for pieces within 3 files and ranks of that king);
+    mobility squares an enemy pawn attacks (one count over all types: Stockfish's
+    mobility area leaves them out); king danger, the number of pieces attacking the
+    enemy king zone times the zone squares they attack (Stockfish squares its sum of
+    attacker weights and zone attacks: the product is that square's cross term).
   * pawn structure: passed pawns by ranks to go to the promotion zone, doubled,
     isolated; connected pawns (phalanx: a pawn beside; supported: defended by a
     pawn) and connected pawns near the zone (Stockfish's ``Connected`` bonus grows
@@ -74,8 +78,8 @@ from engine.rules.jit import njit, trailing_zeros
 from engine.rules import layout as L
 from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, BISHOP, KING, EMPTY, OFF, S_SIDE, S_KSQ, S_COUNT, S_OCC,
                                  V_HEIGHT, V_FLAGS, V_PROMO_START, V_NPROMO, V_PROMO, V_PROMO_MAX, V_LEAP_N,
-                                 V_SLIDE_N, V_LEAP, V_SLIDE, V_SQUARES, V_FILE, V_RANK, V_RELAYABLE,
-                                 VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS, SQ_MASK, MOVE_TO_SHIFT,
+                                 V_SLIDE_N, V_LEAP, V_SLIDE, V_SQUARES, V_FILE, V_RANK, V_RELAYABLE, V_SLIDEMASK,
+                                 VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS, LINE_OFFSETS, SQ_MASK, MOVE_TO_SHIFT,
                                  MOVE_PROMO_SHIFT, MOVE_FLAGS_SHIFT, F_EP, F_CASTLE, V_CR_FROM, V_CR_TO)
 from engine.rules.movegen import castle_index
 
@@ -115,7 +119,18 @@ F_WEAK_ATT = 179       # attacks by a piece (not a pawn or the king) on an enemy
 F_PTHREAT = 180        # + type: enemy pieces of that type attacked by an own pawn (Stockfish's ThreatByPawn)
 F_LTHREAT = 192        # + type: enemy pieces of that type attacked by a less valuable piece (not a pawn or
                        # the king; values: the SEE table; Stockfish's ThreatByMinor / ThreatByRook)
-NF = 208
+F_MOB_PAWN = 208       # mobility squares (as counted in F_MOB) that an enemy pawn attacks (Stockfish's
+                       # mobility area leaves them out)
+F_KDANGER = 209        # king danger: pieces attacking the enemy king zone times the zone squares they attack
+                       # (Stockfish's kingDanger grows with both and is squared: one attacker is harmless)
+F_CHECK = 210          # + type: moves of a piece of that type to a square from which it checks the enemy king,
+                       # not attacked by an enemy pawn (Stockfish's safe checks, with pawn attacks as the safety)
+NF = 226
+
+# eval scratch (``ws``): int32[WS_SIZE]; from WS_CHK, one cell per mailbox square: the check-square
+# marks (bits 0-2 for the white king, 3-5 for the black: knight leap, file/rank ray, diagonal ray)
+WS_CHK = 64
+WS_SIZE = WS_CHK + NSQ
 
 _TYPE_NAMES = {t: L.TYPE_LETTERS[t] for t in range(1, 9)}
 
@@ -132,6 +147,7 @@ def _feature_names():
         names[F_SEMI + t] = f"half_open_file_{c}"
         if t not in (PAWN, KING):
             names[F_PTHREAT + t] = f"pawn_threat_{c}"
+            names[F_CHECK + t] = f"check_{c}"
             names[F_LTHREAT + t] = f"threat_by_lesser_{c}"
     for r in range(16):
         names[F_PAWN_RANK + r] = f"pawn_rank_{r}"
@@ -145,7 +161,8 @@ def _feature_names():
                  (F_BISHOP_PAIR, "bishop_pair"), (F_RELAY, "relayed"), (F_REACH, "relay_reach"),
                  (F_RELAY_KZONE, "relay_king_zone"), (F_TEMPO, "tempo"), (F_PAWN_STORM, "pawn_storm"),
                  (F_RELAY_MOB, "relay_mobility"), (F_PHALANX, "pawn_phalanx"), (F_SUPPORTED, "pawn_supported"),
-                 (F_CONN_NEAR, "pawn_connected_near"), (F_WEAK_ATT, "attack_on_weak")):
+                 (F_CONN_NEAR, "pawn_connected_near"), (F_WEAK_ATT, "attack_on_weak"),
+                 (F_MOB_PAWN, "mobility_pawn_attacked"), (F_KDANGER, "king_danger")):
         names[i] = n
     for i in range(NF):
         if names[i] == "-":
@@ -317,10 +334,10 @@ def feature_used(name: str) -> np.ndarray:
         u[F_UNPROMO:F_UNPROMO + 4] = True
     u[[F_DOUBLED, F_ISOLATED, F_SHIELD, F_KING_OPEN, F_TEMPO, F_PAWN_STORM]] = True
     u[F_BISHOP_PAIR] = LETTER_TYPE["B"] in types
-    u[[F_PHALANX, F_SUPPORTED, F_CONN_NEAR, F_WEAK_ATT]] = True
+    u[[F_PHALANX, F_SUPPORTED, F_CONN_NEAR, F_WEAK_ATT, F_MOB_PAWN, F_KDANGER]] = True
     for ty in types:
         if ty not in (PAWN, KING):
-            u[F_PTHREAT + ty] = u[F_LTHREAT + ty] = not (v.knights_passive and ty == KNIGHT)
+            u[F_PTHREAT + ty] = u[F_LTHREAT + ty] = u[F_CHECK + ty] = not (v.knights_passive and ty == KNIGHT)
     if v.relay:
         u[[F_RELAY, F_REACH, F_RELAY_KZONE, F_RELAY_MOB]] = True
     return u
@@ -453,6 +470,30 @@ def _in_zone(t, zbase):
 
 
 @njit(cache=True, nogil=True)
+def _mark_checks(board, ws, k, shift, on):
+    """Mark (``on``) or clear in ``ws[WS_CHK + sq]`` the squares from which a piece would check the
+    king on ``k``: bit ``shift`` a knight's leap away, ``shift + 1`` on a file or rank ray from ``k``,
+    ``shift + 2`` on a diagonal ray (empty squares up to and including the first piece)."""
+    for o in KNIGHT_OFFSETS:
+        if on:
+            ws[WS_CHK + k + o] |= 1 << shift
+        else:
+            ws[WS_CHK + k + o] = 0
+    for d in range(8):
+        off = LINE_OFFSETS[d]
+        b = (1 << (shift + 1)) if d < 4 else (1 << (shift + 2))
+        t = k + off
+        while board[t] != OFF:
+            if on:
+                ws[WS_CHK + t] |= b
+            else:
+                ws[WS_CHK + t] = 0
+            if board[t] != EMPTY:
+                break
+            t += off
+
+
+@njit(cache=True, nogil=True)
 def _slider_zone(board, vt, s, ty, zbase):
     """Squares of the king zone at ``zbase`` (see ``_ZONE_MASK``) that the slides of the type-``ty``
     piece on ``s`` attack (empty squares and the first blocker of each ray)."""
@@ -528,8 +569,9 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
     :func:`psq_sums`, kept incrementally by the search); with it they are added up here,
     piece by piece, with their features.
 
-    ``ws``: ``int32[64]`` scratch (pawn rank bitmasks per file and colour in 0..23,
-    the phase in 24, file sliders' squares from 26); ``f``: ``int32[NF]``, written
+    ``ws``: ``int32[WS_SIZE]`` scratch (pawn rank bitmasks per file and colour in 0..23,
+    the phase in 24, file sliders' squares from 26, check-square marks from ``WS_CHK``,
+    left all zero); ``f``: ``int32[NF]``, written
     only when ``trace`` (zeroed first, then white-minus-black feature counts).
     Returns the score in centipawns for the side to move; ``ws[24]`` holds the
     clamped phase afterwards.
@@ -547,6 +589,22 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
     for i in range(26):
         ws[i] = 0
     nfs = 0
+    # mobility squares attacked by enemy pawns: looked up only when weighted (or traced)
+    mob_area = trace or ev[EV_WMG + F_MOB_PAWN] != 0 or ev[EV_WEG + F_MOB_PAWN] != 0
+    # king danger per attacking side: pieces attacking the enemy king zone, zone squares attacked
+    katt0 = 0
+    katt1 = 0
+    kzone0 = 0
+    kzone1 = 0
+    # check squares around both kings, marked only when weighted (or traced)
+    chk_on = trace
+    for i in range(16):
+        if ev[EV_WMG + F_CHECK + i] != 0 or ev[EV_WEG + F_CHECK + i] != 0:
+            chk_on = True
+    if chk_on:
+        for c in range(2):
+            if st[S_KSQ + c] != 0:
+                _mark_checks(board, ws, st[S_KSQ + c], 3 * c, True)
     # pass 1: material + PST, king proximity, mobility and king-zone attacks, pawn file masks, relay;
     # over the pieces: the set bits of the four occupancy words (S_OCC), white's then black's
     for wi in range(4):
@@ -603,6 +661,20 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
             near = (ek != 0 and abs(vt[V_FILE + ek] - vt[V_FILE + s]) <= 3 and abs(vt[V_RANK + ek] - vt[V_RANK + s]) <= 3
                     and not (passive and ty == KNIGHT))
             cnt = 0
+            unsafe = 0      # of cnt: squares an enemy pawn attacks
+            chk = 0         # of cnt: squares not attacked by an enemy pawn from which this piece would check
+            cm = 0          # the check-square bits that apply to this type and the enemy king
+            if chk_on and not (passive and ty == KNIGHT):
+                sm = vt[V_SLIDEMASK + ty]
+                if (sm & 15) != 0:
+                    cm |= 2
+                if (sm & 240) != 0:
+                    cm |= 4
+                for k in range(vt[V_LEAP_N + ty]):
+                    if vt[V_LEAP + ty * 16 + k] == 2 * STRIDE + 1:
+                        cm |= 1
+                cm <<= 3 * (1 - col)
+            look = mob_area or cm != 0   # pawn-attacked squares and check squares are looked up
             zone = 0
             weak = 0        # attacks on enemy pieces that no enemy pawn defends
             own = col << 4
@@ -616,6 +688,11 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                 if q != OFF:
                     if q == EMPTY or (q & 0x30) != own:
                         cnt += 1
+                        if look:
+                            if board[t + edef - 1] == epw or board[t + edef + 1] == epw:
+                                unsafe += 1
+                            elif (ws[WS_CHK + t] & cm) != 0:
+                                chk += 1
                         qt = q & 15
                         if q != EMPTY and attacker and qt != KING and qt != PAWN and not (passive and qt == KNIGHT):
                             if ev[EV_SEE + qt] > myval:
@@ -633,10 +710,20 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                 t = s + off
                 while board[t] == EMPTY:
                     cnt += 1
+                    if look:
+                        if board[t + edef - 1] == epw or board[t + edef + 1] == epw:
+                            unsafe += 1
+                        elif (ws[WS_CHK + t] & cm) != 0:
+                            chk += 1
                     t += off
                 q = board[t]
                 if q != OFF and (q & 0x30) != own:
                     cnt += 1
+                    if look:
+                        if board[t + edef - 1] == epw or board[t + edef + 1] == epw:
+                            unsafe += 1
+                        elif (ws[WS_CHK + t] & cm) != 0:
+                            chk += 1
                     qt = q & 15
                     if qt != KING and qt != PAWN and not (passive and qt == KNIGHT):
                         if ev[EV_SEE + qt] > myval:
@@ -655,9 +742,23 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
             fi = F_KZONE + ty
             mg += sign * zone * ev[EV_WMG + fi]
             eg += sign * zone * ev[EV_WEG + fi]
-            mg += sign * weak * ev[EV_WMG + F_WEAK_ATT]
-            eg += sign * weak * ev[EV_WEG + F_WEAK_ATT]
+            mg += sign * (weak * ev[EV_WMG + F_WEAK_ATT] + unsafe * ev[EV_WMG + F_MOB_PAWN])
+            eg += sign * (weak * ev[EV_WEG + F_WEAK_ATT] + unsafe * ev[EV_WEG + F_MOB_PAWN])
+            if chk != 0:
+                fi = F_CHECK + ty
+                mg += sign * chk * ev[EV_WMG + fi]
+                eg += sign * chk * ev[EV_WEG + fi]
+                if trace:
+                    f[fi] += sign * chk
+            if zone != 0:
+                if col == 0:
+                    katt0 += 1
+                    kzone0 += zone
+                else:
+                    katt1 += 1
+                    kzone1 += zone
             if trace:
+                f[F_MOB_PAWN] += sign * unsafe
                 f[F_MOB + ty] += sign * cnt
                 f[F_KZONE + ty] += sign * zone
                 f[F_WEAK_ATT] += sign * weak
@@ -699,6 +800,16 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                             f[F_RELAY_KZONE] += sign * rz
                             f[F_RELAY_MOB] += sign * rm
                         break
+    if chk_on:
+        for c in range(2):
+            if st[S_KSQ + c] != 0:
+                _mark_checks(board, ws, st[S_KSQ + c], 0, False)
+    # king danger: attackers times attacked zone squares, per side
+    kd = katt0 * kzone0 - katt1 * kzone1
+    mg += kd * ev[EV_WMG + F_KDANGER]
+    eg += kd * ev[EV_WEG + F_KDANGER]
+    if trace:
+        f[F_KDANGER] = kd
     # pass 2: pawn structure (passed / doubled / isolated / unpromotable), from the file masks
     pstart = vt[V_PROMO_START]
     for col in range(2):
@@ -865,7 +976,8 @@ def evaluate(board, st, vt, ev, ws):
     """Static score in centipawns for the side to move (``int64``).
 
     ``board``/``st``/``vt``: a position's mailbox, state vector and variant table;
-    ``ev``: :func:`build_eval`'s table; ``ws``: ``int32[64]`` scratch, so nothing is allocated.
+    ``ev``: :func:`build_eval`'s table; ``ws``: ``int32[WS_SIZE]`` scratch, zero from ``WS_CHK`` on,
+    so nothing is allocated.
     """
     mg, eg = psq_sums(board, st, vt, ev)
     return _eval_core(board, st, vt, ev, ws, ws, False, mg, eg)

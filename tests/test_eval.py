@@ -26,7 +26,7 @@ def flip_fen(fen: str) -> str:
 
 
 def ev_of(pos):
-    return int(evaluate(pos.board, pos.st, pos.vt, build_eval(pos.variant.name), np.zeros(64, np.int32)))
+    return int(evaluate(pos.board, pos.st, pos.vt, build_eval(pos.variant.name), np.zeros(E.WS_SIZE, np.int32)))
 
 
 
@@ -122,7 +122,7 @@ def test_features_times_weights_equal_evaluate(variant, weights):
         w_mg, w_eg = _random_weights(variant, 5)
         ev = E.make_eval(variant, w_mg, w_eg)
     total = E.phase_total(variant)
-    ws = np.zeros(64, np.int32)
+    ws = np.zeros(E.WS_SIZE, np.int32)
     f = np.zeros(E.NF, np.int32)
     seen = np.zeros(E.NF, bool)
     for pos in random_positions(variant, 80, seed=11):
@@ -139,7 +139,7 @@ def test_features_times_weights_equal_evaluate(variant, weights):
 def test_eval_symmetry_random_weights(variant):
     """Colour symmetry holds for any weights, the new terms included."""
     ev = E.make_eval(variant, *_random_weights(variant, 9))
-    ws = np.zeros(64, np.int32)
+    ws = np.zeros(E.WS_SIZE, np.int32)
     for pos in random_positions(variant, 40, seed=17):
         flipped = Position.from_fen(flip_fen(pos.fen()), variant)
         a = int(evaluate(pos.board, pos.st, pos.vt, ev, ws))
@@ -150,7 +150,7 @@ def test_eval_symmetry_random_weights(variant):
 def _feature(fen, variant, name):
     pos = Position.from_fen(fen, variant)
     f = np.zeros(E.NF, np.int32)
-    E.eval_features(pos.board, pos.st, pos.vt, build_eval(variant), np.zeros(64, np.int32), f)
+    E.eval_features(pos.board, pos.st, pos.vt, build_eval(variant), np.zeros(E.WS_SIZE, np.int32), f)
     return int(f[E.FEATURE_INDEX[name]])
 
 
@@ -269,3 +269,48 @@ def test_connected_pawns_and_threat_features():
     assert _feature(fen, "grand", "pawn_connected_near") == 6
     fen = "r8r/1nbqkcabn1/10/4P1P3/10/10/10/10/1NBQKCABN1/R8R w - - 0 1"
     assert _feature(fen, "grand", "pawn_connected_near") == 0
+
+
+def test_mobility_area_and_king_danger_features():
+    """Mobility squares an enemy pawn attacks, and king danger = attackers x attacked zone squares."""
+    # the knight on b1 reaches a3, c3, d2: the black pawn on b4 attacks a3 and c3
+    assert _feature("4k3/8/8/8/1p6/8/8/1N2K3 w - - 0 1", "chess", "mobility_pawn_attacked") == 2
+    # the rook on a1 slides to a2 (attacked by the pawn on b3), a3..a8, b1..d1: one; mirrored for black
+    assert _feature("4k3/8/8/8/8/1p6/8/R3K3 w - - 0 1", "chess", "mobility_pawn_attacked") == 1
+    assert _feature("r3k3/8/1P6/8/8/8/8/4K3 w - - 0 1", "chess", "mobility_pawn_attacked") == -1
+    assert _feature("4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "chess", "mobility_pawn_attacked") == 0
+    # one attacker (the queen on e6): danger = 1 x its zone squares; a second (knight g5 -> f7):
+    # 2 x the sum of both
+    fen = "4k3/8/4Q3/8/8/8/8/4K3 w - - 0 1"
+    zq = _feature(fen, "chess", "king_zone_Q")
+    assert zq > 0
+    assert _feature(fen, "chess", "king_danger") == zq
+    fen = "4k3/8/4Q3/6N1/8/8/8/4K3 w - - 0 1"
+    zq, zn = _feature(fen, "chess", "king_zone_Q"), _feature(fen, "chess", "king_zone_N")
+    assert zn == 1
+    assert _feature(fen, "chess", "king_danger") == 2 * (zq + zn)
+    # black's attack on the white king counts negative
+    fen = "4k3/8/8/8/8/4q3/8/4K3 w - - 0 1"
+    assert _feature(fen, "chess", "king_danger") == _feature(fen, "chess", "king_zone_Q") < 0
+
+
+def test_check_square_features():
+    """Moves to squares from which the piece would check the enemy king, unless an enemy pawn attacks them."""
+    # the knight on g4 reaches f6, a knight's leap from the king on e8: one; the pawn on g7 guards f6
+    assert _feature("4k3/8/8/8/6N1/8/8/4K3 w - - 0 1", "chess", "check_N") == 1
+    assert _feature("4k3/6p1/8/8/6N1/8/8/4K3 w - - 0 1", "chess", "check_N") == 0
+    # the rook on a1 checks from e1 (the e-file is open to e8) and from a8 (the 8th rank)
+    assert _feature("4k3/8/8/8/8/8/7K/R7 w - - 0 1", "chess", "check_R") == 2
+    # a black pawn on e2 blocks the file: e1 no longer checks (a8 still does)
+    assert _feature("4k3/8/8/8/8/8/4p2K/R7 w - - 0 1", "chess", "check_R") == 1
+    # the bishop on c2 checks from g6 and a4; mirrored for black (the bishop on c7 from g3 and a5)
+    assert _feature("4k3/8/8/8/8/8/2B4K/8 w - - 0 1", "chess", "check_B") == 2
+    assert _feature("8/2b4k/8/8/8/8/8/4K3 w - - 0 1", "chess", "check_B") == -2
+    # knightrelay: knights give no check
+    assert _feature("4k3/8/8/8/6N1/8/8/4K3 w - - 0 1", "knightrelay", "check_N") == 0
+    # the marks are cleared again: the scratch is all zero from WS_CHK on after an evaluation
+    pos = Position.from_fen("4k3/8/8/8/8/8/2B4K/R7 w - - 0 1", "chess")
+    ws = np.zeros(E.WS_SIZE, np.int32)
+    f = np.zeros(E.NF, np.int32)
+    E.eval_features(pos.board, pos.st, pos.vt, build_eval("chess"), ws, f)
+    assert not ws[E.WS_CHK:].any()

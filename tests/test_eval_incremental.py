@@ -9,7 +9,7 @@ import pytest
 
 from engine.rules import layout as L
 from engine.rules.position import Position
-from search.eval import build_eval, evaluate, evaluate_inc, psq_delta, psq_sums
+from search.eval import build_eval, evaluate, evaluate_inc, psq_delta, psq_sums, WS_SIZE
 from tests.conftest import VARIANTS
 
 
@@ -17,7 +17,7 @@ from tests.conftest import VARIANTS
 def test_incremental_psq_sums_follow_the_game(variant):
     rng = random.Random(f"psq-{variant}")
     ev = build_eval(variant)
-    ws = np.zeros(64, np.int32)
+    ws = np.zeros(WS_SIZE, np.int32)
     kinds = set()
     for game in range(30):
         pos = Position.from_fen(None, variant)

@@ -324,11 +324,11 @@ def test_tt_eval_slot_reset_when_slot_changes_hands():
 ])
 def test_losing_capture_sign(variant, fen, uci, losing):
     from search.core import _losing_capture
-    from search.eval import build_eval
+    from search.eval import build_eval, WS_SIZE
     pos = Position.from_fen(fen, variant)
     m = pos.parse_uci(uci)
     ev = build_eval(pos.variant.name)
-    ws = np.zeros(64, dtype=np.int32)
+    ws = np.zeros(WS_SIZE, dtype=np.int32)
     assert _losing_capture(pos.board, pos.st, pos.vt, ev, ws, np.int64(m)) == losing
 
 
@@ -419,10 +419,10 @@ def test_quiet_ordering_uses_counter_move_and_continuation_history():
     """Quiet moves are ordered killers, then the counter move of the opponent's last move,
     then by main + continuation history (one and two plies back)."""
     from search import core as C
-    from search.eval import build_eval
+    from search.eval import build_eval, WS_SIZE
     pos = Position.from_fen(None, "grand")
     ev = build_eval("grand")
-    ws = np.zeros(64, dtype=np.int32)
+    ws = np.zeros(WS_SIZE, dtype=np.int32)
     moves = np.zeros(512, dtype=np.int32)
     scores = np.zeros(512, dtype=np.int32)
     legal = pos.legal_moves()

@@ -309,14 +309,14 @@ def test_model_matches_the_engine_eval(variant):
     """The tuner's model (features, phase, taper) gives the engine's evaluate(), so fitted
     weights mean in the engine what they meant in the fit."""
     from engine.rules.position import Position
-    from search.eval import build_eval, evaluate
+    from search.eval import build_eval, evaluate, WS_SIZE
     from tests.conftest import playouts
     fens = [f for g in playouts(variant, 4, 120, 3) for f in g.fens[::5]]
     F, phase = T.extract_features(variant, fens)
     w_mg, w_eg = T.load_weights(variant)
     s = T.Model(F, phase, T.phase_total(variant)).scores(w_mg, w_eg)
     ev = build_eval(variant)
-    ws = np.zeros(64, dtype=np.int32)
+    ws = np.zeros(WS_SIZE, dtype=np.int32)
     for fen, x in zip(fens, s):
         pos = Position.from_fen(fen, variant)
         e = int(evaluate(pos.board, pos.st, pos.vt, ev, ws))

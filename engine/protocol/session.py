@@ -346,8 +346,8 @@ def static_eval(pos) -> int:
     the material balance from the variant's piece values if that is missing."""
     try:
         import numpy as np   # lazy, for start-up speed: numpy and numba
-        from search.eval import build_eval, evaluate
-        return int(evaluate(pos.board, pos.st, pos.vt, build_eval(pos.variant.name), np.zeros(64, np.int32)))
+        from search.eval import build_eval, evaluate, WS_SIZE
+        return int(evaluate(pos.board, pos.st, pos.vt, build_eval(pos.variant.name), np.zeros(WS_SIZE, np.int32)))
     except ImportError:
         total = 0
         for sq in range(L.NSQ):
