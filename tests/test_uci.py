@@ -160,7 +160,8 @@ def test_grand_position_fen_with_moves_and_promotions(eng):
     assert lines[-1] == "Nodes searched: 15"
     assert lines[-2] == ""
     assert {"g8g9: 1", "g8g9c: 1", "g8g9a: 1", "g8g9q: 1", "g8g9r: 1", "g8g9b: 1", "g8g9n: 1"} <= set(lines)
-    e.send("position fen 4k5/6P3/10/10/10/10/10/10/4K5/10 w - - 0 1", "go depth 4")
+    # mandatory promotion on rank 10, where only the queen mates (a marshal on g10 leaves f9 free)
+    e.send("position fen 4k5/6P3/3K6/10/10/10/10/10/10/10 w - - 0 1", "go depth 4")
     assert bestmove(e.expect(r"bestmove .*", 20))[0] == "g9g10q"
 
 

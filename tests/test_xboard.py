@@ -130,7 +130,8 @@ def test_sjaak_style_force_moves_then_go(eng):
     e.send("force", "setboard 4k5/10/6P3/10/10/10/10/10/1p2K5/10 w - - 0 1", "sd 3", "go")
     mv = move_of(e.expect(r"move .*", 20))
     assert mv in legal_cecp("grand", "4k5/10/6P3/10/10/10/10/10/1p2K5/10 w - - 0 1", [])
-    e.send("force", "setboard 4k5/6P3/10/10/10/10/10/10/4K5/10 w - - 0 1", "sd 4", "go")
+    # mandatory promotion on rank 10 (CECP 9), where only the queen mates (a marshal leaves f9 free)
+    e.send("force", "setboard 4k5/6P3/3K6/10/10/10/10/10/10/10 w - - 0 1", "sd 4", "go")
     assert move_of(e.expect(r"move .*", 20)) == "g8g9q"      # UCI g9g10q
     sync(e)
 
