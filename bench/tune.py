@@ -976,13 +976,6 @@ def default_score_k(header: dict | None) -> str:
     return "fit" if header and header.get("teacher") else "same"
 
 
-def _data_name(data) -> str:
-    """The data file's name, or the names of several joined by ``+``."""
-    if isinstance(data, (str, os.PathLike)):
-        return os.path.basename(data)
-    return "+".join(os.path.basename(p) for p in data)
-
-
 def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = DEFAULT_VAL,
         max_iter: int = DEFAULT_MAX_ITER, lam: float = DEFAULT_LAMBDA, l2: float = DEFAULT_L2,
         write: bool = True, progress: bool = False, score_k: str | None = None) -> TuneReport:
@@ -993,8 +986,9 @@ def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = 
     None: :func:`default_score_k` of the file's header. Raises ``ValueError`` for a malformed
     or empty data file or a bad ``score_k``, ``OSError``."""
     variant = _variants.get(variant).name
-    ds = read_data(data, variant)
-    label = data if isinstance(data, (str, os.PathLike)) else " + ".join(str(p) for p in data)
+    paths = [data] if isinstance(data, (str, os.PathLike)) else list(data)
+    ds = read_data(paths, variant)
+    label = " + ".join(str(p) for p in paths)
     if len(ds.fens) == 0:
         raise ValueError(f"{label}: no positions of finished games")
     t0 = time.perf_counter()
@@ -1035,7 +1029,7 @@ def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = 
 
     def r6(x):
         return None if x != x else round(float(x), 6)
-    rep.meta = {"method": "Texel tuning, L-BFGS-B", "data": _data_name(data),
+    rep.meta = {"method": "Texel tuning, L-BFGS-B", "data": "+".join(os.path.basename(p) for p in paths),
                 "data_header": ds.header or {}, "positions": rep.n_positions, "games": ds.games,
                 "train_positions": rep.n_train, "val_positions": rep.n_val, "K": round(K, 6),
                 "score_k": score_k, "K_s": round(K_s, 6),
