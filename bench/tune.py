@@ -978,14 +978,24 @@ def default_score_k(header: dict | None) -> str:
 
 def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = DEFAULT_VAL,
         max_iter: int = DEFAULT_MAX_ITER, lam: float = DEFAULT_LAMBDA, l2: float = DEFAULT_L2,
-        write: bool = True, progress: bool = False, score_k: str | None = None) -> TuneReport:
+        write: bool = True, progress: bool = False, score_k: str | None = None,
+        free: list[str] | None = None) -> TuneReport:
     """Texel-tune ``variant``'s weights on data file ``data`` (or a list of files, read as one
     data set: :func:`read_data`); write them (``out``, default
     ``variants/weights/<variant>.json``) unless ``write`` is False. ``score_k``: ``same`` (the
     score column's sigmoid uses K), ``fit`` (its own ``K_s``, fitted to the training results),
-    None: :func:`default_score_k` of the file's header. Raises ``ValueError`` for a malformed
-    or empty data file or a bad ``score_k``, ``OSError``."""
+    None: :func:`default_score_k` of the file's header. ``free``: fit only the features whose
+    names start with one of these prefixes (``["hanging_", "tempo"]``); the others keep their
+    weights (None: all the variant's features). Raises ``ValueError`` for a malformed or empty
+    data file, a bad ``score_k`` or ``free`` prefixes that match no feature of the variant,
+    ``OSError``."""
     variant = _variants.get(variant).name
+    used = np.asarray(feature_used(variant), dtype=bool)
+    if free is not None:
+        prefixes = tuple(free)
+        used &= np.array([name.startswith(prefixes) for name in FEATURES], dtype=bool)
+        if not used.any():
+            raise ValueError(f"--free {' '.join(prefixes)}: no feature of {variant} starts with that")
     paths = [data] if isinstance(data, (str, os.PathLike)) else list(data)
     ds = read_data(paths, variant)
     label = " + ".join(str(p) for p in paths)
@@ -1015,7 +1025,6 @@ def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = 
         return lam * y + (1.0 - lam) * sigmoid(ds.score[mask], K_s)
     yt, yv = target(tmask), target(vmask)
     before = (mt.loss(w0_mg, w0_eg, K, yt), mv.loss(w0_mg, w0_eg, K, yv))
-    used = np.asarray(feature_used(variant), dtype=bool)
     bm, be = _bounds_pair(feature_bounds(variant), NF)
     fr = fit_weights(mt, yt, K, w0_mg, w0_eg, used, used, bm, be, l2=l2, max_iter=max_iter)
     new_mg = np.rint(fr.w_mg).astype(np.int32)
@@ -1035,6 +1044,7 @@ def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = 
                 "score_k": score_k, "K_s": round(K_s, 6),
                 "loss_before": {"train": r6(before[0]), "val": r6(before[1])},
                 "loss_after": {"train": r6(after[0]), "val": r6(after[1])},
+                "free": list(free) if free is not None else "all",
                 "lambda": lam, "l2": l2, "val_fraction": val, "seed": seed, "max_iter": max_iter,
                 "iterations": fr.iterations, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "commit": git_commit()}

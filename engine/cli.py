@@ -5,7 +5,8 @@ Sub-commands:
     cardinal                      protocol loop on stdin/stdout (UCI or XBoard, chosen by the first command)
     cardinal perft DEPTH [--variant V] [--fen FEN] [--divide]
     cardinal bench [--variant V] [--depth D]     search node-count signature
-    cardinal bench perft|epd|startup|smp ...     benchmark suites (see bench/; smp: 1 vs N threads, time to depth)
+    cardinal bench perft|epd|startup|smp|eval ...   benchmark suites (see bench/; smp: 1 vs N threads,
+                                                   time to depth; eval: nanoseconds per static evaluation)
     cardinal match ...                           engine-vs-engine matches (bench/match.py)
     cardinal tune --variant V                    Texel tuning: self-play data, then fit variants/weights/V.json
     cardinal tune datagen|fit ...                the two steps alone (bench/tune.py)
@@ -79,6 +80,9 @@ def _bench(argv) -> int:
     if argv and argv[0] == "smp":
         from bench.smp import main
         return main(argv[1:])
+    if argv and argv[0] == "eval":
+        from bench.eval_bench import main
+        return main(argv[1:])
     from bench.search_bench import main
     return main(argv)
 
@@ -126,6 +130,9 @@ def _tune_args(ap, step: str, T) -> None:
                         help=f"target = lambda * result + (1 - lambda) * sigmoid(search score) (default {T.DEFAULT_LAMBDA})")
         ap.add_argument("--l2", type=float, default=None, help="L2 penalty towards the starting weights, "
                         f"per pawn squared (default {T.DEFAULT_L2:g})")
+        ap.add_argument("--free", nargs="+", default=None, metavar="PREFIX",
+                        help="fit only the features whose names start with one of these prefixes "
+                        "(e.g. hanging_ check_); the others keep their weights (default: all)")
         ap.add_argument("--score-k", choices=("same", "fit"), default=None,
                         help="scale of the score column in the target: K (same) or its own K_s fitted to "
                         "the results (fit) (default: fit if the data header records a teacher, else same)")
@@ -193,7 +200,8 @@ def _tune(argv) -> int:
                         val=T.DEFAULT_VAL if a.val is None else a.val,
                         max_iter=a.max_iter or T.DEFAULT_MAX_ITER,
                         lam=T.DEFAULT_LAMBDA if a.lam is None else a.lam,
-                        l2=T.DEFAULT_L2 if a.l2 is None else a.l2, progress=progress, score_k=a.score_k)
+                        l2=T.DEFAULT_L2 if a.l2 is None else a.l2, progress=progress, score_k=a.score_k,
+                        free=a.free)
             T.print_report(rep)
     except (ValueError, OSError, KeyboardInterrupt) as e:
         return _tune_failed(e)

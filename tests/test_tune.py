@@ -619,3 +619,24 @@ def test_several_data_files_are_one_data_set(tmp_path):
         assert json.load(fh)["meta"]["data"] == "a.txt+b.txt"
     r = run("tune", "fit", "--variant", "chess", "--data", a, c, "--out", str(tmp_path / "w.json"))
     assert r.returncode == 2 and "teacher" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_fit_only_the_free_features(tmp_path):
+    """``--free PREFIX...`` fits only the features named so; every other weight stays as it was."""
+    fens = ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+            "rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 1 2",
+            "r1bqkbnr/pppppppp/2n5/8/2P5/8/PP1PPPPP/RNBQKBNR w KQkq - 1 2"]
+    a = _data_file(tmp_path / "a.txt", [(g, [1, 0, 0.5, 1][g], [fens[g]] * 1) for g in range(4)],
+                   {"variant": "chess", "nodes": 300, "seed": 1})
+    mask = np.array([n.startswith(("tempo", "mobility_")) for n in T.FEATURES])
+    full = T.fit("chess", a, write=False, max_iter=20, val=0.25)
+    part = T.fit("chess", a, write=False, max_iter=20, val=0.25, free=["tempo", "mobility_"])
+    moved = (full.new_mg != full.old_mg) | (full.new_eg != full.old_eg)
+    assert moved[~mask].any()                     # a full fit moves other weights too ...
+    assert (part.new_mg[~mask] == part.old_mg[~mask]).all() and (part.new_eg[~mask] == part.old_eg[~mask]).all()
+    assert part.free == 2 * int((mask & T.feature_used("chess")).sum())
+    with pytest.raises(ValueError, match="no feature"):
+        T.fit("chess", a, write=False, free=["nosuchfeature"])
+    r = run("tune", "fit", "--variant", "chess", "--data", a, "--free", "nosuch", "--out", str(tmp_path / "w.json"))
+    assert r.returncode == 2 and "no feature" in r.stderr and "Traceback" not in r.stderr
