@@ -3,7 +3,7 @@
 Evaluates every position of the variant's bench set and opening suite (the positions of
 ``cardinal bench`` and ``bench/suites/openings-<variant>.epd``, so about 530) ``N`` times
 (default 200) in one compiled loop, ``K`` rounds (default 3), and prints the best round
-as nanoseconds per evaluation (and the evaluations per second). The search pays this
+as nanoseconds per evaluation. The search pays this
 at most nodes, so an evaluation term's cost shows here at once, without the noise of
 searches whose trees the new term also changes: run it in two checkouts, one after the
 other, and compare. A variant whose weights leave an optional term unweighted does not
@@ -22,7 +22,7 @@ import numpy as np
 
 from bench.args import OneLineParser
 from engine.rules.jit import njit
-from search.eval import evaluate
+from search.eval import build_eval, evaluate, WS_SIZE
 
 DEFAULT_REPEAT = 200
 DEFAULT_ROUNDS = 3
@@ -51,7 +51,6 @@ def positions(variant: str):
 
 def eval_cost(variant: str, repeat: int = DEFAULT_REPEAT, rounds: int = DEFAULT_ROUNDS) -> tuple[float, int, int]:
     """``(ns_per_eval, positions, checksum)``: the best of ``rounds`` timed loops."""
-    from search.eval import build_eval, WS_SIZE
     boards, sts, vt = positions(variant)
     ev = build_eval(variant)
     ws = np.zeros(WS_SIZE, np.int32)

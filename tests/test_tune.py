@@ -627,7 +627,7 @@ def test_fit_only_the_free_features(tmp_path):
             "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
             "rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 1 2",
             "r1bqkbnr/pppppppp/2n5/8/2P5/8/PP1PPPPP/RNBQKBNR w KQkq - 1 2"]
-    a = _data_file(tmp_path / "a.txt", [(g, [1, 0, 0.5, 1][g], [fens[g]] * 1) for g in range(4)],
+    a = _data_file(tmp_path / "a.txt", [(g, [1, 0, 0.5, 1][g], [fens[g]]) for g in range(4)],
                    {"variant": "chess", "nodes": 300, "seed": 1})
     mask = np.array([n.startswith(("tempo", "mobility_")) for n in T.FEATURES])
     full = T.fit("chess", a, write=False, max_iter=20, val=0.25)
