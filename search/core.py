@@ -152,6 +152,21 @@ def _static_eval(board, st, vt, ev, ws, tt, ti, info, ply):
 
 
 @njit(cache=True, nogil=True)
+def _tt_refined(tt, ti, static, ply):
+    """The static eval ``static`` refined by the TT slot ``ti``'s score where its bound allows: a
+    lower bound above the eval or an upper bound below it is a better guess of the position's
+    value (Stockfish 11, search step 6 and qsearch). Used for pruning and stand pat; ``improving``
+    and the TT's cached eval keep the plain static eval."""
+    if ti < 0:
+        return static
+    s = _score_from_tt(tt[ti].score, ply)
+    bnd = tt[ti].flag & 3
+    if (s > static and (bnd & BOUND_LOWER) != 0) or (s < static and (bnd & BOUND_UPPER) != 0):
+        return s
+    return static
+
+
+@njit(cache=True, nogil=True)
 def _make(board, st, stack, hist, vt, zob, ev, info, ply, m):
     """make_move, carrying the material + piece-square sums from ``ply`` to ``ply + 1``
     (incremental: :func:`search.eval.psq_delta` of the move, before it is made)."""
@@ -329,14 +344,16 @@ def qsearch(c, alpha, beta, ply, incheck):
             return s
     # one call site each for _static_eval and gen_legal_checked keeps the compiled code (and compile time) small
     check = in_check(board, st, vt) if incheck < 0 else incheck != 0
-    stand = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, info, ply)
+    static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, info, ply)
     if ply >= info[I_MAXPLY] - 1:
-        return 0 if check else stand
+        return 0 if check else static
+    stand = static
     if not check:
+        stand = _tt_refined(tt, ti, static, ply)
         if stand >= beta:
             if ti < 0:
                 # remember the stand-pat bound and the eval (revisits skip evaluate)
-                tt_store(tt, key, np.int64(0), stand, np.int64(0), np.int64(BOUND_LOWER), info[I_GEN], stand)
+                tt_store(tt, key, np.int64(0), stand, np.int64(0), np.int64(BOUND_LOWER), info[I_GEN], static)
             return stand
         if stand > alpha:
             alpha = stand
@@ -375,7 +392,7 @@ def qsearch(c, alpha, beta, ply, incheck):
                     break
     # Step 3. Store at draft 0 (tt_store never lets it replace a deeper entry of the same position)
     tt_store(tt, key, bestm, _score_to_tt(best, ply), np.int64(0), _bound(best, orig_alpha, beta), info[I_GEN],
-             np.int64(EVAL_NONE) if check else stand)
+             np.int64(EVAL_NONE) if check else static)
     return best
 
 
@@ -459,20 +476,22 @@ def search(c, alpha, beta, depth, ply, incheck):
     # "improving": the static eval rose since our previous move (two plies up); if not, the
     # position is drifting and pruning/reductions below can be bolder
     improving = ply < 2 or static > info[I_EVAL + ply - 2]
+    # the eval the pruning steps below judge by: the static eval refined by the TT score
+    pe = static if check else _tt_refined(tt, ti, static, ply)
     # Step 3b. Internal iterative reduction: no TT move means this node was never searched (or failed
     # low); a shallower search here is cheap and fills the TT with a move for the next iteration
     if ttm == 0 and depth >= IIR_DEPTH and not check:
         depth -= 1
     # Step 4. Reverse futility pruning: far above beta near the leaves
-    if not pv_node and not check and depth <= RFP_DEPTH and static - RFP_MARGIN * (depth - (1 if improving else 0)) >= beta \
+    if not pv_node and not check and depth <= RFP_DEPTH and pe - RFP_MARGIN * (depth - (1 if improving else 0)) >= beta \
             and beta > -MATE_BOUND and beta < MATE_BOUND:
-        return static
+        return pe
     # Step 5. Null move search: give the opponent a free move; if we still beat beta, cut
     null_ok = stack[st[S_PLY] - 1, U_MOVE] != 0 if st[S_PLY] > 0 else True   # no two null moves in a row
-    if not pv_node and not check and null_ok and depth >= NULL_MIN_DEPTH and static >= beta \
+    if not pv_node and not check and null_ok and depth >= NULL_MIN_DEPTH and pe >= beta \
             and beta < MATE_BOUND and _has_null_material(st, vt, us):
         # reduction grows with depth and with the margin over beta (a big margin needs less proof)
-        r = 3 + depth // 4 + min(NULL_EVAL_MAX, (static - beta) // NULL_EVAL_DIV)
+        r = 3 + depth // 4 + min(NULL_EVAL_MAX, (pe - beta) // NULL_EVAL_DIV)
         make_null(st, stack, hist, zob)
         info[I_CMH + ply] = -1
         info[I_PSQ + 2 * ply + 2] = info[I_PSQ + 2 * ply]
@@ -493,7 +512,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     tt_first = ttm != 0 and is_legal_move(board, st, vt, np.int64(ttm), check, moves, n0)
     npm = _has_null_material(st, vt, us)    # pieces beyond king and pawns: SEE pruning is safe
     futile = (not pv_node and not check and depth <= FUT_DEPTH and alpha > -MATE_BOUND
-              and static + FUT_MARGIN * depth <= alpha)
+              and pe + FUT_MARGIN * depth <= alpha)
     best = -INF
     bestm = 0
     orig_alpha = alpha

@@ -458,3 +458,18 @@ def test_cutoffs_fill_counter_moves_and_continuation_history():
     assert (s.state.cont > 0).any() and (s.state.cont < 0).any()   # rewarded and penalised quiets
     s.clear_hash()
     assert not s.state.cont.any() and not s.state.counter.any()
+
+
+def test_tt_score_refines_the_static_eval_by_its_bound():
+    """Pruning judges by the TT score where its bound says it is a better guess than the static
+    eval: a lower bound above it, an upper bound below it, an exact score either way."""
+    from search.core import _tt_refined
+    tt = tt_alloc(1)
+    key = np.int64(0x1234567)
+    assert _tt_refined(tt, np.int64(-1), np.int64(40), np.int64(3)) == 40      # no TT slot
+    cases = [(BOUND_LOWER, 90, 90), (BOUND_LOWER, -10, 40),                     # lower: only raises
+             (BOUND_UPPER, -10, -10), (BOUND_UPPER, 90, 40),                    # upper: only lowers
+             (BOUND_EXACT, 90, 90), (BOUND_EXACT, -10, -10)]
+    for bound, score, want in cases:
+        i = tt_store(tt, key, 0, score, 5, bound, 1, 40)
+        assert _tt_refined(tt, np.int64(i), np.int64(40), np.int64(3)) == want, (bound, score)
