@@ -11,6 +11,9 @@ passed in (see :class:`search.driver.SearchState`):
   refuted after a given move one or two plies earlier (Stockfish's ``continuationHistory``); rows
   and columns are :func:`_cmh_index` values
 * ``counter`` ``int32[CMH_SIZE]`` counter move: the last quiet move that refuted a given move
+* ``capt`` ``int16[CMH_SIZE, 16]`` capture history: how often a capture (piece, target; column: the
+  captured type, 0 for a promotion without capture) refuted, by :func:`_cmh_index` rows (Stockfish's
+  ``captureHistory``); it orders captures of similar value and is updated like ``cont``
 * ``info`` ``int64[INFO_SIZE]`` counters/limits (I_* below) and, from ``I_EVAL``, the static eval per ply; ``stop`` ``int64[1]`` shared stop flag
 * ``excl`` ``int32[8]`` root moves excluded (MultiPV), ``ws`` ``int32[WS_SIZE]`` eval scratch
 
@@ -41,7 +44,7 @@ from .tt import tt_probe, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_
 # The buffers of one search, passed to every node as one argument (numba passes a namedtuple
 # of arrays like separate arguments; shapes and dtypes in the module docstring).
 SearchCtx = namedtuple("SearchCtx", "board st stack hist vt zob tt ev moves scores pv pvlen killers hist_h "
-                                    "info stop excl ws cont counter")
+                                    "info stop excl ws cont counter capt")
 
 MAX_PLY = 100            # deepest search ply (PV table and move buffers are sized by it)
 MATE = 30000             # mate score at the root; mate scores are MATE - plies
@@ -74,6 +77,9 @@ CMH_SIZE = 16 * NSQ       # continuation history rows/columns: 16 piece codes x 
 CONT_MAX = 1 << 14        # continuation history stays in [-CONT_MAX, CONT_MAX] (int16, gravity update)
 CONT_SCALE = 32           # ordering: 2 x CONT_MAX x 32 = 2 x HIST_MAX, the weight of the main history
 CONT_BONUS_MAX = 4000     # one cutoff moves a continuation entry by at most ~1/4 of its range
+CAPT_DIV = 2              # capture history / 2 in the ordering: +-CONT_MAX/2 is ~5 pawns of victim
+                          # value (x16), so it reorders captures of close value, not a queen after a pawn
+CAPT_BASE = CONT_MAX // CAPT_DIV   # keeps every good capture's score at or above ORD_NOISY
 ORD_BAD = -(1 << 22)      # losing captures (see _losing_capture) after every quiet move
 SEE_MARGIN = 50           # an exchange losing less than half a pawn is an even trade (B for N), not a loss
 SEE_NOISY_MARGIN = 150    # captures and checks losing more than 1.5 pawns per ply of depth are pruned
@@ -196,7 +202,7 @@ def _losing_capture(board, st, vt, ev, ws, m):
 
 
 @njit(cache=True, nogil=True)
-def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_h, cont, c1, c2, cm):
+def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_h, cont, c1, c2, cm, capt):
     for i in range(n0, n):
         m = moves[i]
         if m == ttm:
@@ -214,10 +220,11 @@ def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_
             if promo != 0:
                 v += _piece_value(ev, promo) - 100
             a = board[m & SQ_MASK]
+            ch = capt[_cmh_index(a, to), victim & 15] // CAPT_DIV
             if victim != EMPTY and _losing_capture(board, st, vt, ev, ws, m):
-                scores[i] = ORD_BAD + v * 16 - (_piece_value(ev, a) >> 4)
+                scores[i] = ORD_BAD + v * 16 - (_piece_value(ev, a) >> 4) + ch
             else:
-                scores[i] = ORD_NOISY + v * 16 - (_piece_value(ev, a) >> 4)
+                scores[i] = ORD_NOISY + CAPT_BASE + v * 16 - (_piece_value(ev, a) >> 4) + ch
         elif m == k1:
             scores[i] = ORD_KILLER1
         elif m == k2:
@@ -256,6 +263,22 @@ def _cont_update(cont, c1, c2, idx, bonus):
             h = np.int64(cont[c, idx])
             ab = bonus if bonus >= 0 else -bonus
             cont[c, idx] = h + bonus - (h * ab) // CONT_MAX
+
+
+@njit(cache=True, nogil=True)
+def _victim_type(board, m):
+    """Type captured by ``m`` (en passant: PAWN), 0 for a move that captures nothing."""
+    if m & MOVE_EP_BIT:
+        return np.int64(PAWN)
+    return np.int64(board[(m >> MOVE_TO_SHIFT) & SQ_MASK] & 15)
+
+
+@njit(cache=True, nogil=True)
+def _capt_update(capt, pc, to, victim, bonus):
+    # gravity as _history_update, on the int16 range
+    h = np.int64(capt[_cmh_index(pc, to), victim])
+    ab = bonus if bonus >= 0 else -bonus
+    capt[_cmh_index(pc, to), victim] = h + bonus - (h * ab) // CONT_MAX
 
 
 @njit(cache=True, nogil=True)
@@ -326,7 +349,7 @@ def qsearch(c, alpha, beta, ply, incheck):
     ``incheck``: 1/0 if the caller knows whether the side to move is in check (the parent's
     ``gives_check`` of the move just made), -1 to have it computed here."""
     board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws, \
-        cont, counter = c
+        cont, counter, capt = c
     relay = (vt[V_FLAGS] & VF_RELAY) != 0
     if _tick(info, stop):
         return 0
@@ -364,7 +387,7 @@ def qsearch(c, alpha, beta, ply, incheck):
     n = gen_legal_checked(board, st, vt, moves, n0, GEN_ALL if check else GEN_NOISY, check)
     if check and n == n0:
         return -MATE + ply
-    _score_noisy(board, ev, moves, scores, n0, n)
+    _score_noisy(board, ev, moves, scores, n0, n, capt)
     for i in range(n0, n):
         m = _pick(moves, scores, i, n)
         if not check:
@@ -397,19 +420,23 @@ def qsearch(c, alpha, beta, ply, incheck):
 
 
 @njit(cache=True, nogil=True)
-def _score_noisy(board, ev, moves, scores, n0, n):
+def _score_noisy(board, ev, moves, scores, n0, n, capt):
+    """Quiescence order: MVV-LVA plus the capture history (as :func:`_score_moves`)."""
     for i in range(n0, n):
         m = moves[i]
-        victim = board[(m >> MOVE_TO_SHIFT) & SQ_MASK]
+        to = (m >> MOVE_TO_SHIFT) & SQ_MASK
+        victim = board[to]
         promo = (m >> MOVE_PROMO_SHIFT) & 0xF
         v = 0
         if victim != EMPTY:
             v = _piece_value(ev, victim)
         elif m & MOVE_EP_BIT:
             v = _piece_value(ev, np.int64(PAWN))
+            victim = PAWN
         if promo != 0:
             v += _piece_value(ev, promo)
-        scores[i] = v * 16 - (_piece_value(ev, board[m & SQ_MASK]) >> 4)
+        a = board[m & SQ_MASK]
+        scores[i] = v * 16 - (_piece_value(ev, a) >> 4) + capt[_cmh_index(a, to), victim & 15] // CAPT_DIV
 
 
 @njit(cache=True, nogil=True)
@@ -433,7 +460,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     variables): a literal would make numba compile, and cache, extra recursive
     specialisations, which crashed on reload from the cache."""
     board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws, \
-        cont, counter = c
+        cont, counter, capt = c
     pvlen[ply] = ply
     if depth <= 0:
         return qsearch(c, alpha, beta, ply, incheck)
@@ -535,7 +562,7 @@ def search(c, alpha, beta, depth, ply, incheck):
             if n == n0:
                 return -MATE + ply if check else 0
             _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h,
-                         cont, c1, c2, cm)
+                         cont, c1, c2, cm, capt)
             if tt_first:
                 # the TT move (already searched) goes to the front, where the first pick would put it
                 for j in range(n0, n):
@@ -639,24 +666,31 @@ def search(c, alpha, beta, depth, ply, incheck):
                     pv[ply, j] = pv[ply + 1, j]
                 pvlen[ply] = pvlen[ply + 1] if pvlen[ply + 1] > ply + 1 else ply + 1
                 if sc >= beta:
-                    # Step 12. Killers and history on a quiet cutoff
+                    # Step 12. Killers and histories on a cutoff: a quiet cutoff rewards the move in the
+                    # quiet histories and punishes the quiet moves tried before it; a capture cutoff rewards
+                    # it in the capture history; either punishes the captures tried before it
+                    bonus = depth * depth * 32
+                    cbonus = min(bonus, CONT_BONUS_MAX)
                     if not noisy:
                         if killers[ply, 0] != m:
                             killers[ply, 1] = killers[ply, 0]
                             killers[ply, 0] = m
                         if c1 >= 0:
                             counter[c1] = m
-                        bonus = depth * depth * 32
-                        cbonus = min(bonus, CONT_BONUS_MAX)
                         _history_update(hist_h, pc, to, bonus)
                         _cont_update(cont, c1, c2, _cmh_index(pc, to), cbonus)
-                        for j in range(n0, cur):     # the quiet moves tried before this one
-                            q = moves[j]
-                            qto = (q >> MOVE_TO_SHIFT) & SQ_MASK
-                            if board[qto] == EMPTY and (q & (MOVE_PROMO_BITS | MOVE_EP_BIT)) == 0:
-                                qpc = board[q & SQ_MASK]
+                    else:
+                        _capt_update(capt, pc, to, _victim_type(board, m), cbonus)
+                    for j in range(n0, cur):     # the moves tried before this one
+                        q = moves[j]
+                        qto = (q >> MOVE_TO_SHIFT) & SQ_MASK
+                        qpc = board[q & SQ_MASK]
+                        if board[qto] == EMPTY and (q & (MOVE_PROMO_BITS | MOVE_EP_BIT)) == 0:
+                            if not noisy:
                                 _history_update(hist_h, qpc, qto, -bonus)
                                 _cont_update(cont, c1, c2, _cmh_index(qpc, qto), -cbonus)
+                        else:
+                            _capt_update(capt, qpc, qto, _victim_type(board, q), -cbonus)
                     break
     if searched == 0:
         # every move was excluded (root) or futility-pruned: fail low with the static bound

@@ -81,6 +81,7 @@ class SearchState:
         self.hist_h = np.zeros((32, L.NSQ), dtype=np.int32)
         self.cont = np.zeros((C.CMH_SIZE, C.CMH_SIZE), dtype=np.int16)
         self.counter = np.zeros(C.CMH_SIZE, dtype=np.int32)
+        self.capt = np.zeros((C.CMH_SIZE, 16), dtype=np.int16)
         self.info = np.zeros(C.INFO_SIZE, dtype=np.int64)
         self.stop = np.zeros(1, dtype=np.int64)
         self.excl = np.zeros(8, dtype=np.int32)
@@ -89,17 +90,22 @@ class SearchState:
 
     def clear(self):
         self.tt[:] = np.zeros(1, dtype=self.tt.dtype)
+        self.clear_history()
+        self.gen = 0
+
+    def clear_history(self):
+        """Forget the move-ordering statistics (histories, counter moves, killers)."""
         self.hist_h[:] = 0
         self.cont[:] = 0
         self.counter[:] = 0
+        self.capt[:] = 0
         self.killers[:] = 0
-        self.gen = 0
 
     def iterate(self, pos, ev, alpha: int, beta: int, depth: int) -> int:
         """One numba iteration on ``pos`` (its arrays are modified and restored)."""
         ctx = SearchCtx(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
                         self.moves, self.scores, self.pv, self.pvlen, self.killers, self.hist_h,
-                        self.info, self.stop, self.excl, self.ws, self.cont, self.counter)
+                        self.info, self.stop, self.excl, self.ws, self.cont, self.counter, self.capt)
         return int(search_root(ctx, alpha, beta, depth))
 
     def aspiration(self, pos, ev, d: int, prev: int, on_bound=None):
@@ -214,10 +220,7 @@ class Searcher:
         if self._state is not None:
             self._state.clear()
         for h in self._helper_states:   # (their tt is the main one's, cleared above)
-            h.hist_h[:] = 0
-            h.cont[:] = 0
-            h.counter[:] = 0
-            h.killers[:] = 0
+            h.clear_history()
 
     def warm_up(self) -> None:
         """Compile/load every numba function the search uses (a tiny search per variant)."""

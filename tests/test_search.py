@@ -436,8 +436,9 @@ def test_quiet_ordering_uses_counter_move_and_continuation_history():
     pc = int(pos.board[liked & L.SQ_MASK])
     idx = C._cmh_index(pc, (liked >> L.MOVE_TO_SHIFT) & L.SQ_MASK)
     cont[c2, idx] = 1000                               # our previous move made `liked` good
+    capt = np.zeros((C.CMH_SIZE, 16), dtype=np.int16)
     C._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, k1, 0, hist_h, cont,
-                   np.int64(c1), np.int64(c2), cm)
+                   np.int64(c1), np.int64(c2), cm, capt)
     sc = {int(moves[i]): int(scores[i]) for i in range(n)}
     assert sc[k1] == C.ORD_KILLER1 and sc[cm] == C.ORD_COUNTER
     assert sc[liked] == C.CONT_SCALE * 1000
@@ -446,7 +447,7 @@ def test_quiet_ordering_uses_counter_move_and_continuation_history():
     assert sc[k1] > sc[cm] > sc[liked] > max(sc[m] for m in others)   # (piece, target) pairs share a score
     # with no previous moves (root, null move: -1) continuation history counts nothing
     C._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
-                   np.int64(-1), np.int64(-1), 0)
+                   np.int64(-1), np.int64(-1), 0, capt)
     assert all(int(scores[i]) == 0 for i in range(n) if int(moves[i]) in quiet)
 
 
@@ -458,6 +459,53 @@ def test_cutoffs_fill_counter_moves_and_continuation_history():
     assert (s.state.cont > 0).any() and (s.state.cont < 0).any()   # rewarded and penalised quiets
     s.clear_hash()
     assert not s.state.cont.any() and not s.state.counter.any()
+
+
+def test_capture_history_orders_captures_of_equal_value():
+    """Two equal captures (a knight takes either of two loose pawns) are ordered by the capture
+    history, in the main search and in quiescence; every good capture stays above the killers."""
+    from search import core as C
+    from search.eval import build_eval, WS_SIZE
+    pos = Position.from_fen("4k3/8/8/2p1p3/8/3N4/8/4K3 w - - 0 1", "chess")
+    ev = build_eval("chess")
+    ws = np.zeros(WS_SIZE, dtype=np.int32)
+    legal = pos.legal_moves()
+    n = len(legal)
+    moves = np.zeros(512, dtype=np.int32)
+    scores = np.zeros(512, dtype=np.int32)
+    caps = [m for m in legal if pos.board[(m >> L.MOVE_TO_SHIFT) & L.SQ_MASK] != 0]
+    assert len(caps) == 2
+    hist_h = np.zeros((32, L.NSQ), dtype=np.int32)
+    cont = np.zeros((C.CMH_SIZE, C.CMH_SIZE), dtype=np.int16)
+    capt = np.zeros((C.CMH_SIZE, 16), dtype=np.int16)
+
+    def order(liked, sign):
+        to = (liked >> L.MOVE_TO_SHIFT) & L.SQ_MASK
+        capt[:] = 0
+        capt[C._cmh_index(int(pos.board[liked & L.SQ_MASK]), to), L.PAWN] = sign * 4000
+        moves[:n] = legal
+        C._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
+                       np.int64(-1), np.int64(-1), 0, capt)
+        main = {int(moves[i]): int(scores[i]) for i in range(n)}
+        assert min(main[m] for m in caps) >= C.ORD_NOISY > C.ORD_KILLER1
+        moves[:2] = caps
+        C._score_noisy(pos.board, ev, moves, scores, 0, 2, capt)
+        q = {int(moves[i]): int(scores[i]) for i in range(2)}
+        return main, q
+
+    for liked in caps:
+        other = caps[1] if liked == caps[0] else caps[0]
+        for main, q in (order(liked, 1), order(other, -1)):
+            assert main[liked] > main[other] and q[liked] > q[other]
+
+
+def test_cutoffs_fill_the_capture_history():
+    pos = Position.from_fen(None, "grand")
+    s = Searcher(8)
+    run(pos, Limits(depth=7), s)
+    assert (s.state.capt > 0).any() and (s.state.capt < 0).any()   # rewarded and penalised captures
+    s.clear_hash()
+    assert not s.state.capt.any()
 
 
 def test_tt_score_refines_the_static_eval_by_its_bound():
