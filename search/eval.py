@@ -31,6 +31,8 @@ Features (per side, white minus black):
     non-own squares), pieces within two squares of the enemy king per type, and
     squares of the enemy king zone (the king's square and its neighbours) each
     type attacks (counted for pieces within 3 files and ranks of that king);
+    mobility below a hinge per type (``MOB_LOW`` minus the mobility, when positive:
+    the first squares of mobility count more than the later ones);
     mobility squares an enemy pawn attacks (one count over all types: Stockfish's
     mobility area leaves them out); king danger, the number of pieces attacking the
     enemy king zone times the zone squares they attack (Stockfish squares its sum of
@@ -125,7 +127,10 @@ F_KDANGER = 209        # king danger: pieces attacking the enemy king zone times
                        # (Stockfish's kingDanger grows with both and is squared: one attacker is harmless)
 F_CHECK = 210          # + type: moves of a piece of that type to a square from which it checks the enemy king,
                        # not attacked by an enemy pawn (Stockfish's safe checks, with pawn attacks as the safety)
-NF = 226
+F_MOBLOW = 226         # + type: MOB_LOW minus the mobility, when positive (a hinge: the first few squares of
+                       # mobility are worth more than the later ones; Stockfish's mobility tables are concave)
+NF = 242
+MOB_LOW = 4            # the hinge: a piece reaching fewer than 4 squares is poorly placed or trapped
 
 # eval scratch (``ws``): int32[WS_SIZE]; from WS_CHK, one cell per mailbox square: the check-square
 # marks (bits 0-2 for the white king, 3-5 for the black: knight leap, file/rank ray, diagonal ray)
@@ -145,6 +150,8 @@ def _feature_names():
         names[F_KZONE + t] = f"king_zone_{c}"
         names[F_OPEN + t] = f"open_file_{c}"
         names[F_SEMI + t] = f"half_open_file_{c}"
+        if t not in (PAWN, KING):
+            names[F_MOBLOW + t] = f"mobility_low_{c}"
         if t not in (PAWN, KING):
             names[F_PTHREAT + t] = f"pawn_threat_{c}"
             names[F_CHECK + t] = f"check_{c}"
@@ -322,7 +329,7 @@ def feature_used(name: str) -> np.ndarray:
     types = [LETTER_TYPE[p.letter] for p in v.pieces]
     for ty in types:
         if ty not in (PAWN, KING):
-            u[F_MOB + ty] = True
+            u[F_MOB + ty] = u[F_MOBLOW + ty] = True
         if ty not in (PAWN, KING):
             u[F_KATT + ty] = True
             u[F_KZONE + ty] = not (v.knights_passive and ty == KNIGHT)
@@ -739,6 +746,13 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
             fi = F_MOB + ty
             mg += sign * cnt * ev[EV_WMG + fi]
             eg += sign * cnt * ev[EV_WEG + fi]
+            low = MOB_LOW - cnt
+            if low > 0:
+                fi = F_MOBLOW + ty
+                mg += sign * low * ev[EV_WMG + fi]
+                eg += sign * low * ev[EV_WEG + fi]
+                if trace:
+                    f[fi] += sign * low
             fi = F_KZONE + ty
             mg += sign * zone * ev[EV_WMG + fi]
             eg += sign * zone * ev[EV_WEG + fi]

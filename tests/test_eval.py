@@ -314,3 +314,15 @@ def test_check_square_features():
     f = np.zeros(E.NF, np.int32)
     E.eval_features(pos.board, pos.st, pos.vt, build_eval("chess"), ws, f)
     assert not ws[E.WS_CHK:].any()
+
+
+def test_low_mobility_hinge_feature():
+    """mobility_low_<type> = MOB_LOW - mobility when positive: a knight boxed in by its own pawns
+    counts the whole hinge, one with three squares counts one, a free one nothing; black negative."""
+    assert E.MOB_LOW == 4
+    assert _feature("4k3/8/8/8/8/1P6/2P5/N3K3 w - - 0 1", "chess", "mobility_low_N") == 4
+    assert _feature("4k3/8/8/8/8/8/8/1N2K3 w - - 0 1", "chess", "mobility_low_N") == 1     # a3, c3, d2
+    assert _feature("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1", "chess", "mobility_low_N") == 0
+    assert _feature("n3k3/2p5/1p6/8/8/8/8/4K3 w - - 0 1", "chess", "mobility_low_N") == -4
+    # and in grand, where the weights use it
+    assert E.feature_used("grand")[E.FEATURE_INDEX["mobility_low_N"]]
