@@ -256,13 +256,19 @@ def _cont_score(cont, c1, c2, idx):
 
 
 @njit(cache=True, nogil=True)
+def _gravity(h, bonus, limit):
+    """A history entry ``h`` moved by ``bonus`` with gravity: ``h + bonus - h*|bonus|/limit``
+    keeps it within +-``limit`` (the update of every history table here)."""
+    h = np.int64(h)
+    ab = bonus if bonus >= 0 else -bonus
+    return h + bonus - (h * ab) // limit
+
+
+@njit(cache=True, nogil=True)
 def _cont_update(cont, c1, c2, idx, bonus):
-    # gravity as _history_update, on the int16 range
     for c in (c1, c2):
         if c >= 0:
-            h = np.int64(cont[c, idx])
-            ab = bonus if bonus >= 0 else -bonus
-            cont[c, idx] = h + bonus - (h * ab) // CONT_MAX
+            cont[c, idx] = _gravity(cont[c, idx], bonus, CONT_MAX)
 
 
 @njit(cache=True, nogil=True)
@@ -275,10 +281,8 @@ def _victim_type(board, m):
 
 @njit(cache=True, nogil=True)
 def _capt_update(capt, pc, to, victim, bonus):
-    # gravity as _history_update, on the int16 range
-    h = np.int64(capt[_cmh_index(pc, to), victim])
-    ab = bonus if bonus >= 0 else -bonus
-    capt[_cmh_index(pc, to), victim] = h + bonus - (h * ab) // CONT_MAX
+    i = _cmh_index(pc, to)
+    capt[i, victim] = _gravity(capt[i, victim], bonus, CONT_MAX)
 
 
 @njit(cache=True, nogil=True)
@@ -301,10 +305,7 @@ def _pick(moves, scores, i, n):
 
 @njit(cache=True, nogil=True)
 def _history_update(hist_h, pc, to, bonus):
-    # gravity: h += bonus - h*|bonus|/HIST_MAX keeps h within +-HIST_MAX
-    h = hist_h[pc, to]
-    ab = bonus if bonus >= 0 else -bonus
-    hist_h[pc, to] = h + bonus - (h * ab) // HIST_MAX
+    hist_h[pc, to] = _gravity(hist_h[pc, to], bonus, HIST_MAX)
 
 
 @njit(cache=True, nogil=True)

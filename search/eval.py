@@ -152,7 +152,6 @@ def _feature_names():
         names[F_SEMI + t] = f"half_open_file_{c}"
         if t not in (PAWN, KING):
             names[F_MOBLOW + t] = f"mobility_low_{c}"
-        if t not in (PAWN, KING):
             names[F_PTHREAT + t] = f"pawn_threat_{c}"
             names[F_CHECK + t] = f"check_{c}"
             names[F_LTHREAT + t] = f"threat_by_lesser_{c}"
