@@ -64,7 +64,8 @@ INF = 32000
  I_EVAL,         # info[I_EVAL + ply]: static eval at each ply of the current line (-INF when in check)
  I_CMH,          # info[I_CMH + ply]: _cmh_index of the move played at ply (-1: null move)
  I_PSQ,          # info[I_PSQ + 2*ply + {0, 1}]: material + piece-square sums (mg, eg) at ply (eval.psq_sums)
- INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1, MAX_PLY + 2, MAX_PLY + 2, 2 * (MAX_PLY + 2))
+ I_SKIP,         # info[I_SKIP + ply]: the move a singular-extension search excludes at ply (0: none)
+ INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1, MAX_PLY + 2, MAX_PLY + 2, 2 * (MAX_PLY + 2), MAX_PLY + 2)
 
 # Move-ordering score bands (higher first).
 ORD_TT = 1 << 30          # the TT move before anything else
@@ -100,6 +101,9 @@ LMR_MIN_MOVE = 3          # the first moves (TT, good captures, killers) are nev
 DELTA_MARGIN = 200        # quiescence: a capture that cannot lift the score near alpha is skipped
 LMP_DEPTH = 3             # late move pruning: at depth <= 3 quiet moves beyond LMP_BASE + d*d are skipped
 LMP_BASE = 3              # (a move ordered that late almost never refutes at low depth)
+SE_DEPTH = 6              # singular extension from this depth (Stockfish 11): shallower, the test costs too much
+SE_TT_SLACK = 3           # ... when the TT move's lower bound was searched at least depth - 3 deep
+SE_MARGIN = 2             # singular beta = TT score - 2 cp per ply of depth (Stockfish 11)
 IIR_DEPTH = 4             # internal iterative reduction: without a TT move a node this deep is searched 1 ply less
 
 
@@ -488,10 +492,13 @@ def search(c, alpha, beta, depth, ply, incheck):
             return alpha
     # Step 2. Transposition table probe (cutoff in non-PV nodes)
     ttm = 0
+    skipm = info[I_SKIP + ply]    # a singular-extension search of this node without that move
     ti = tt_probe(tt, key)
     if ti >= 0:
         ttm = tt[ti].move
-        if not pv_node and tt[ti].depth >= depth:
+        if ttm == skipm:
+            ttm = 0
+        if not pv_node and skipm == 0 and tt[ti].depth >= depth:
             s = _score_from_tt(tt[ti].score, ply)
             bnd = tt[ti].flag & 3
             if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
@@ -508,15 +515,15 @@ def search(c, alpha, beta, depth, ply, incheck):
     pe = static if check else _tt_refined(tt, ti, static, ply)
     # Step 3b. Internal iterative reduction: no TT move means this node was never searched (or failed
     # low); a shallower search here is cheap and fills the TT with a move for the next iteration
-    if ttm == 0 and depth >= IIR_DEPTH and not check:
+    if ttm == 0 and depth >= IIR_DEPTH and not check and skipm == 0:
         depth -= 1
     # Step 4. Reverse futility pruning: far above beta near the leaves
-    if not pv_node and not check and depth <= RFP_DEPTH and pe - RFP_MARGIN * (depth - (1 if improving else 0)) >= beta \
+    if not pv_node and not check and skipm == 0 and depth <= RFP_DEPTH and pe - RFP_MARGIN * (depth - (1 if improving else 0)) >= beta \
             and beta > -MATE_BOUND and beta < MATE_BOUND:
         return pe
     # Step 5. Null move search: give the opponent a free move; if we still beat beta, cut
     null_ok = stack[st[S_PLY] - 1, U_MOVE] != 0 if st[S_PLY] > 0 else True   # no two null moves in a row
-    if not pv_node and not check and null_ok and depth >= NULL_MIN_DEPTH and pe >= beta \
+    if not pv_node and not check and skipm == 0 and null_ok and depth >= NULL_MIN_DEPTH and pe >= beta \
             and beta < MATE_BOUND and _has_null_material(st, vt, us):
         # reduction grows with depth and with the margin over beta (a big margin needs less proof)
         r = 3 + depth // 4 + min(NULL_EVAL_MAX, (pe - beta) // NULL_EVAL_DIV)
@@ -582,6 +589,8 @@ def search(c, alpha, beta, depth, ply, incheck):
             msc = scores[i]
             cur = i
             i += 1
+        if m == skipm:
+            continue
         if root:
             skip = False
             for j in range(info[I_NEXCL]):
@@ -621,6 +630,24 @@ def search(c, alpha, beta, depth, ply, incheck):
         if gives and ply < 2 * info[I_ROOTDEPTH]:
             if (pc & 15) == PAWN or _see_ge(board, st, vt, ev, ws, m, np.int64(-SEE_MARGIN)):
                 ext = 1
+        # Step 9b. Singular extension (Stockfish 11): the TT move, a lower bound from nearly this
+        # depth, is extended when every other move fails low against a margin below its score
+        # (a half-depth search without it); when even that search beats beta, several moves
+        # refute this node and it is cut at once (multi-cut)
+        if stage == 1 and depth >= SE_DEPTH and not root and skipm == 0 and ply < 2 * info[I_ROOTDEPTH] \
+                and ti >= 0 and tt[ti].key == key and (tt[ti].flag & BOUND_LOWER) != 0 and tt[ti].depth >= depth - SE_TT_SLACK:
+            tts = _score_from_tt(tt[ti].score, ply)
+            if -MATE_BOUND < tts < MATE_BOUND:
+                sbeta = tts - SE_MARGIN * depth
+                info[I_SKIP + ply] = m
+                v = search(c, sbeta - 1, sbeta, depth // 2, ply, np.int64(1 if check else 0))
+                info[I_SKIP + ply] = 0
+                if info[I_ABORT] != 0:
+                    return 0
+                if v < sbeta:
+                    ext = 1
+                elif sbeta >= beta:
+                    return sbeta
         gchk = np.int64(1 if gives else 0)     # the child's "in check"
         _make(board, st, stack, hist, vt, zob, ev, info, ply, m)
         info[I_CMH + ply] = _cmh_index(pc, to)
@@ -699,7 +726,7 @@ def search(c, alpha, beta, depth, ply, incheck):
             return -INF
         return alpha
     # Step 13. Store in the transposition table
-    if not (root and info[I_NEXCL] > 0):
+    if not (root and info[I_NEXCL] > 0) and skipm == 0:
         bnd = _bound(best, orig_alpha, beta)
         if bnd == BOUND_UPPER:
             bestm = ttm   # after a fail low the best move is noise; keep the old TT move

@@ -521,3 +521,31 @@ def test_tt_score_refines_the_static_eval_by_its_bound():
     for bound, score, want in cases:
         i = tt_store(tt, key, 0, score, 5, bound, 1, 40)
         assert _tt_refined(tt, np.int64(i), np.int64(40), np.int64(3)) == want, (bound, score)
+
+
+def test_singular_search_excludes_its_move_and_stores_nothing():
+    """The singular-extension search of a node (step 9b) searches it without the TT move
+    (``info[I_SKIP + ply]``) and leaves no TT entry: its result is a bound on the other moves
+    only, not the node's value."""
+    from search import core as C
+    from search.driver import SearchState
+    from search.eval import build_eval
+    pos = Position.from_fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "chess")   # Rd8 mates
+    mate = pos.parse_uci("d1d8")
+    st = SearchState(1)
+    ev = build_eval("chess")
+
+    def iterate(skip):
+        st.clear()
+        st.info[:] = 0
+        st.info[C.I_NODELIMIT] = 1 << 62
+        st.info[C.I_MAXPLY] = C.MAX_PLY
+        st.info[C.I_SKIP] = skip
+        sc = st.iterate(pos, ev, -C.INF, C.INF, 4)
+        return sc, int(st.pv[0, 0]), tt_probe(st.tt, pos.st[L.S_HASH])
+
+    sc, best, ti = iterate(0)
+    assert best == mate and sc > C.MATE_BOUND and ti >= 0
+    sc, best, ti = iterate(mate)
+    assert best != mate and sc < C.MATE_BOUND and ti < 0
+    assert st.info[C.I_SKIP] == mate      # the caller restores it (search step 9b)
