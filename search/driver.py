@@ -55,7 +55,7 @@ from .core import SearchCtx, search_root
 from .eval import build_eval, WS_SIZE
 from . import skill as SK
 from .limits import Limits, MAX_DEPTH  # noqa: F401  (re-exported: search.driver.Limits is the public name)
-from .timeman import allocate, MOVE_OVERHEAD_DEFAULT
+from .timeman import allocate, next_iteration_ok, CHANGE_DECAY, MOVE_OVERHEAD_DEFAULT
 from .tt import HASH_MIN_MB, HASH_MAX_MB, hashfull, tt_alloc
 
 MAX_MULTIPV = 5
@@ -142,6 +142,11 @@ def helper_skips(idx: int, depth: int, game_ply: int) -> bool:
     return ((depth + game_ply + SKIP_PHASE[i]) // SKIP_SIZE[i]) % 2 == 1
 
 
+def _clip_cp(s: int) -> int:
+    """A root score for time management: mate scores count as +-1000 cp."""
+    return max(-1000, min(1000, int(s)))
+
+
 def score_tuple(s: int):
     """Engine score -> ``('cp', cp)`` or ``('mate', moves)`` (negative moves: getting mated)."""
     if s > C.MATE_BOUND:
@@ -180,6 +185,7 @@ class Searcher:
         self._helper_states = []       # one SearchState per helper thread, kept between searches
         self._helpers = []             # (thread, state) of the running (or last) search's helpers
         self._node_limit = None        # go nodes N with helpers: the watcher stops the sum at N
+        self._last_score = None        # the last move's root score (time management), None after ucinewgame
         if not HASH_MIN_MB <= hash_mb <= HASH_MAX_MB:
             raise ValueError(f"hash size {hash_mb!r} MiB out of range {HASH_MIN_MB}..{HASH_MAX_MB}")
 
@@ -219,6 +225,7 @@ class Searcher:
         self.wait()
         if self._state is not None:
             self._state.clear()
+        self._last_score = None
         for h in self._helper_states:   # (their tt is the main one's, cleared above)
             h.clear_history()
 
@@ -473,6 +480,7 @@ class Searcher:
         timed = limits.movetime is not None or (limits.wtime if pos.turn == 0 else limits.btime) is not None
         best, ponder = legal[0], None
         prev = [0] * npv
+        changes, stable, prev_best, prev_sc = 0.0, 0, None, None   # time management's inputs
         for d in range(1, maxd + 1):
             lines = []
             aborted = False
@@ -525,14 +533,29 @@ class Searcher:
             sc0 = lines[0][0]
             if limits.mate and sc0 > C.MATE_BOUND and (C.MATE - sc0 + 1) // 2 <= limits.mate:
                 break
+            # time management's inputs: best-move changes (decayed), stable iterations, score drop
+            changes *= CHANGE_DECAY
+            if prev_best is not None and best != prev_best:
+                changes += 1.0
+                stable = 0
+            else:
+                stable += 1
+            falling = 0
+            if prev_sc is not None:
+                falling += _clip_cp(prev_sc) - _clip_cp(sc0)
+            if self._last_score is not None:
+                falling += _clip_cp(self._last_score) - _clip_cp(sc0)
+            prev_best, prev_sc = best, sc0
             if not self._pondering and not limits.infinite:
                 if timed and len(legal) == 1:
                     break
                 soft = self._soft
-                if soft is not None and self._elapsed_ms() >= 0.6 * soft:
-                    break  # the next iteration takes about twice as long as all before it
+                if soft is not None and not next_iteration_ok(self._elapsed_ms(), soft, falling, changes, stable):
+                    break
                 if timed and abs(sc0) > C.MATE_BOUND and d >= 2 * (C.MATE - abs(sc0)) + 4:
                     break  # a mate is proven well inside the horizon
+        if done_lines:
+            self._last_score = done_lines[0][0]
         if level < SK.FULL and len(done_lines) > 1:
             pv = done_lines[SK.pick([sc for sc, _ in done_lines], level, self._skill_rng)][1]
             best, ponder = pv[0], (pv[1] if len(pv) > 1 else None)

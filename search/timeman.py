@@ -12,6 +12,13 @@
   of the clock on one move in sudden death; the whole slice when ``movestogo`` = 1),
   both capped at ``time - overhead - 10 ms`` so the flag cannot fall. Floors of 1 ms keep
   a move coming even on an empty clock.
+
+``next_iteration_ok(elapsed, soft, falling_cp, changes, stable_depths) -> bool``: between
+iterations, whether to start another one. After Stockfish 11's ``search.cpp`` ("Do we have
+time for the next iteration?"): the base is ``NEXT_ITER_FRACTION * soft`` (the next iteration
+takes about as long as all before it, so one started later would rarely finish inside
+``soft``), scaled up when the score falls (against the last iteration and the last move) and
+when the best move keeps changing, and down when it has not changed for several iterations.
 """
 from __future__ import annotations
 
@@ -49,3 +56,28 @@ def allocate(limits, side: int, move_overhead: int = MOVE_OVERHEAD_DEFAULT):
     hard = max(1.0, hard)
     soft = min(max(1.0, soft), hard)
     return soft, hard
+
+
+# --- between iterations (Stockfish 11's fallingEval, bestMoveInstability, timeReduction) ---
+NEXT_ITER_FRACTION = 0.6  # base share of soft: an iteration costs about what all earlier ones did
+FALLING_PER_CP = 0.02     # +2% time per cp the score fell (sum of both drops; SF11's 6/354 per unit is ~0.036/cp)
+FALLING_MAX = 2.0         # at most twice the time for a falling score (SF11: 1.5/0.51 ~ 2.9)
+FALLING_MIN = 0.85        # a rising score saves a little (SF11 clamps at 0.5/0.51 ~ 0.98)
+CHANGE_DECAY = 0.5        # best-move changes halve each iteration, as SF11's totBestMoveChanges
+STABLE_DEPTHS = 6         # best move unchanged for this many iterations: stable (SF11: 9, deeper searches)
+STABLE_FACTOR = 0.6       # ... then stop sooner (SF11: about 1/1.9)
+
+
+def next_iteration_ok(elapsed_ms: float, soft_ms: float, falling_cp: float, changes: float,
+                      stable_depths: int) -> bool:
+    """Whether to start another iteration at ``elapsed_ms`` into a move with budget ``soft_ms``.
+
+    ``falling_cp``: how far the score fell, in centipawns: (last move's score - this
+    iteration's) + (last iteration's - this one's), mate scores clipped by the caller;
+    ``changes``: decayed count of best-move changes (see ``CHANGE_DECAY``);
+    ``stable_depths``: iterations since the best move last changed.
+    """
+    falling = min(FALLING_MAX, max(FALLING_MIN, 1.0 + FALLING_PER_CP * falling_cp))
+    instability = 1.0 + changes
+    reduction = STABLE_FACTOR if stable_depths >= STABLE_DEPTHS else 1.0
+    return elapsed_ms < NEXT_ITER_FRACTION * soft_ms * falling * instability * reduction

@@ -10,7 +10,7 @@ from tests.conftest import read_epd
 from engine.rules import layout as L
 from search.driver import Searcher, Limits, score_tuple
 from search.tt import tt_alloc, tt_probe, tt_store, hashfull, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, EVAL_NONE
-from search.timeman import allocate
+from search.timeman import allocate, next_iteration_ok
 from tests.conftest import random_positions
 
 
@@ -249,6 +249,30 @@ def test_allocate_bounds():
     assert allocate(Limits(depth=5), 0, 30) == (None, None)
     soft, hard = allocate(Limits(wtime=5, winc=0), 0, 30)
     assert soft >= 1 and hard >= 1
+
+
+def test_next_iteration_spends_more_on_a_falling_score_or_a_changing_move():
+    """The between-iterations rule: a steady search stops at 0.6 of ``soft``; a falling score
+    or best-move changes allow more; a best move stable for many iterations, less."""
+    soft = 1000.0
+    assert next_iteration_ok(590, soft, 0, 0.0, 1)
+    assert not next_iteration_ok(610, soft, 0, 0.0, 1)
+    assert next_iteration_ok(800, soft, 40, 0.0, 1)          # score fell 40 cp: more time
+    assert not next_iteration_ok(1300, soft, 500, 0.0, 1)    # ... at most twice the base
+    assert next_iteration_ok(800, soft, 0, 1.0, 1)           # the best move just changed
+    assert not next_iteration_ok(500, soft, 0, 0.0, 10)      # stable for 10 iterations: less
+    assert not next_iteration_ok(590, soft, -50, 0.0, 1)     # a rising score saves a little
+
+
+def test_last_move_score_kept_for_time_management_until_new_game():
+    """The root score of the last search is remembered (the next move compares against it)
+    and forgotten on ``ucinewgame`` (``clear_hash``)."""
+    s = Searcher(1)
+    assert s._last_score is None
+    run(Position.from_fen(None, "grand"), Limits(depth=3), searcher=s)
+    assert isinstance(s._last_score, int)
+    s.clear_hash()
+    assert s._last_score is None
 
 
 @pytest.mark.timing
