@@ -3,7 +3,8 @@
 Evaluates every position of the variant's bench set and opening suite (the positions of
 ``cardinal bench`` and ``bench/suites/openings-<variant>.epd``, so about 530) ``N`` times
 (default 200) in one compiled loop, ``K`` rounds (default 3), and prints the best round
-as nanoseconds per evaluation. The search pays this
+as nanoseconds per evaluation, timed in CPU seconds of this process (``time.process_time``),
+so other work on the machine slows the figure little. The search pays this
 at most nodes, so an evaluation term's cost shows here at once, without the noise of
 searches whose trees the new term also changes: run it in two checkouts, one after the
 other, and compare. A variant whose weights leave an optional term unweighted does not
@@ -57,9 +58,9 @@ def eval_cost(variant: str, repeat: int = DEFAULT_REPEAT, rounds: int = DEFAULT_
     chk = _eval_loop(boards[:1], sts[:1], vt, ev, ws, 1)     # compile / load outside the timing
     best = float("inf")
     for _ in range(rounds):
-        t0 = time.perf_counter()
+        t0 = time.process_time()     # CPU time: a busy machine's time slices are not counted
         chk = _eval_loop(boards, sts, vt, ev, ws, repeat)
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.process_time() - t0)
     return best * 1e9 / (len(boards) * repeat), len(boards), int(chk)
 
 

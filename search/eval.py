@@ -84,6 +84,7 @@ from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, BISHOP, KING, EMPTY,
                                  VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS, LINE_OFFSETS, SQ_MASK, MOVE_TO_SHIFT,
                                  MOVE_PROMO_SHIFT, MOVE_FLAGS_SHIFT, F_EP, F_CASTLE, V_CR_FROM, V_CR_TO)
 from engine.rules.movegen import castle_index
+from engine.rules.tables import compile_variant
 
 # ---- features: index groups (per-type groups are indexed by piece type 1..8) ----
 F_MAT = 0              # + type: pieces of that type                                       (PST basis)
@@ -133,9 +134,12 @@ NF = 242
 MOB_LOW = 4            # the hinge: a piece reaching fewer than 4 squares is poorly placed or trapped
 
 # eval scratch (``ws``): int32[WS_SIZE]; from WS_CHK, one cell per mailbox square: the check-square
-# marks (bits 0-2 for the white king, 3-5 for the black: knight leap, file/rank ray, diagonal ray)
+# marks (bits 0-2 for the white king, 3-5 for the black: knight leap, file/rank ray, diagonal ray);
+# from WS_LIST, the cells marked (at most 2 kings x (8 leaps + 8 rays of up to 9 squares)), so that
+# clearing them visits a list instead of walking the rays again
 WS_CHK = 64
-WS_SIZE = WS_CHK + NSQ
+WS_LIST = WS_CHK + NSQ
+WS_SIZE = WS_LIST + 2 * (8 + 8 * 9)
 
 _TYPE_NAMES = {t: L.TYPE_LETTERS[t] for t in range(1, 9)}
 
@@ -186,7 +190,10 @@ EV_PHASE = 64 * NSQ
 EV_SEE = EV_PHASE + 16   # EV_SEE + type: exchange value of the type for SEE (mg material; king 0)
 EV_W = EV_SEE + 16
 W_PHASE_TOTAL = 0
-EV_WMG = EV_W + 16
+W_CHK_ON = 1             # 1 if a check-square feature (F_CHECK + type) is weighted: the squares are marked
+EV_CHKM = EV_W + 16      # EV_CHKM + type: the check-square marks that apply to the type (1 knight leap,
+                         # 2 file/rank slide, 4 diagonal slide, as _mark_checks sets them; 0 pawn, king)
+EV_WMG = EV_CHKM + 16
 EV_WEG = EV_WMG + NF
 EV_PB = EV_WEG + NF
 EV_SIZE = EV_PB + 32 * NSQ * PB_K * 2
@@ -456,6 +463,16 @@ def make_eval(name: str, w_mg, w_eg) -> np.ndarray:
                 ev[EV_PB + ((code * NSQ + sq) * PB_K + k) * 2] = i
                 ev[EV_PB + ((code * NSQ + sq) * PB_K + k) * 2 + 1] = c
     ev[EV_W + W_PHASE_TOTAL] = max(1, total_phase)
+    ev[EV_W + W_CHK_ON] = int(any(w_mg[F_CHECK + i] != 0 or w_eg[F_CHECK + i] != 0 for i in range(16)))
+    vt = compile_variant(name)
+    for ty in range(1, L.NTYPES):
+        if ty in (PAWN, KING):
+            continue
+        sm = int(vt[V_SLIDEMASK + ty])
+        cm = (2 if sm & 15 else 0) | (4 if sm & 240 else 0)
+        if any(int(vt[V_LEAP + ty * 16 + k]) == 2 * STRIDE + 1 for k in range(int(vt[V_LEAP_N + ty]))):
+            cm |= 1
+        ev[EV_CHKM + ty] = cm
     ev[EV_WMG:EV_WMG + NF] = w_mg
     ev[EV_WEG:EV_WEG + NF] = w_eg
     ev.setflags(write=False)
@@ -476,27 +493,27 @@ def _in_zone(t, zbase):
 
 
 @njit(cache=True, nogil=True)
-def _mark_checks(board, ws, k, shift, on):
-    """Mark (``on``) or clear in ``ws[WS_CHK + sq]`` the squares from which a piece would check the
-    king on ``k``: bit ``shift`` a knight's leap away, ``shift + 1`` on a file or rank ray from ``k``,
-    ``shift + 2`` on a diagonal ray (empty squares up to and including the first piece)."""
+def _mark_checks(board, ws, k, shift, n):
+    """Mark in ``ws[WS_CHK + sq]`` the squares from which a piece would check the king on ``k``: bit
+    ``shift`` a knight's leap away, ``shift + 1`` on a file or rank ray from ``k``, ``shift + 2`` on a
+    diagonal ray (empty squares up to and including the first piece). Appends the cells to the list
+    at ``ws[WS_LIST + n]`` and returns its new length; the evaluation zeroes the listed cells at its end."""
     for o in KNIGHT_OFFSETS:
-        if on:
-            ws[WS_CHK + k + o] |= 1 << shift
-        else:
-            ws[WS_CHK + k + o] = 0
+        ws[WS_CHK + k + o] |= 1 << shift
+        ws[WS_LIST + n] = k + o
+        n += 1
     for d in range(8):
         off = LINE_OFFSETS[d]
         b = (1 << (shift + 1)) if d < 4 else (1 << (shift + 2))
         t = k + off
         while board[t] != OFF:
-            if on:
-                ws[WS_CHK + t] |= b
-            else:
-                ws[WS_CHK + t] = 0
+            ws[WS_CHK + t] |= b
+            ws[WS_LIST + n] = t
+            n += 1
             if board[t] != EMPTY:
                 break
             t += off
+    return n
 
 
 @njit(cache=True, nogil=True)
@@ -576,8 +593,8 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
     piece by piece, with their features.
 
     ``ws``: ``int32[WS_SIZE]`` scratch (pawn rank bitmasks per file and colour in 0..23,
-    the phase in 24, file sliders' squares from 26, check-square marks from ``WS_CHK``,
-    left all zero); ``f``: ``int32[NF]``, written
+    the phase in 24, file sliders' squares from 26, check-square marks in ``WS_CHK .. WS_LIST - 1``,
+    left all zero, the list of marked cells from ``WS_LIST``); ``f``: ``int32[NF]``, written
     only when ``trace`` (zeroed first, then white-minus-black feature counts).
     Returns the score in centipawns for the side to move; ``ws[24]`` holds the
     clamped phase afterwards.
@@ -603,14 +620,12 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
     kzone0 = 0
     kzone1 = 0
     # check squares around both kings, marked only when weighted (or traced)
-    chk_on = trace
-    for i in range(16):
-        if ev[EV_WMG + F_CHECK + i] != 0 or ev[EV_WEG + F_CHECK + i] != 0:
-            chk_on = True
+    chk_on = trace or ev[EV_W + W_CHK_ON] != 0
+    nmark = 0
     if chk_on:
         for c in range(2):
             if st[S_KSQ + c] != 0:
-                _mark_checks(board, ws, st[S_KSQ + c], 3 * c, True)
+                nmark = _mark_checks(board, ws, st[S_KSQ + c], 3 * c, nmark)
     # pass 1: material + PST, king proximity, mobility and king-zone attacks, pawn file masks, relay;
     # over the pieces: the set bits of the four occupancy words (S_OCC), white's then black's
     for wi in range(4):
@@ -671,15 +686,7 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
             chk = 0         # of cnt: squares not attacked by an enemy pawn from which this piece would check
             cm = 0          # the check-square bits that apply to this type and the enemy king
             if chk_on and not (passive and ty == KNIGHT):
-                sm = vt[V_SLIDEMASK + ty]
-                if (sm & 15) != 0:
-                    cm |= 2
-                if (sm & 240) != 0:
-                    cm |= 4
-                for k in range(vt[V_LEAP_N + ty]):
-                    if vt[V_LEAP + ty * 16 + k] == 2 * STRIDE + 1:
-                        cm |= 1
-                cm <<= 3 * (1 - col)
+                cm = ev[EV_CHKM + ty] << (3 * (1 - col))   # (per type, from the table: no leap scan)
             look = mob_area or cm != 0   # pawn-attacked squares and check squares are looked up
             zone = 0
             weak = 0        # attacks on enemy pieces that no enemy pawn defends
@@ -813,10 +820,8 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                             f[F_RELAY_KZONE] += sign * rz
                             f[F_RELAY_MOB] += sign * rm
                         break
-    if chk_on:
-        for c in range(2):
-            if st[S_KSQ + c] != 0:
-                _mark_checks(board, ws, st[S_KSQ + c], 0, False)
+    for i in range(nmark):      # clear the marks: every cell from WS_CHK to WS_LIST is zero again
+        ws[WS_CHK + ws[WS_LIST + i]] = 0
     # king danger: attackers times attacked zone squares, per side
     kd = katt0 * kzone0 - katt1 * kzone1
     mg += kd * ev[EV_WMG + F_KDANGER]
@@ -989,7 +994,8 @@ def evaluate(board, st, vt, ev, ws):
     """Static score in centipawns for the side to move (``int64``).
 
     ``board``/``st``/``vt``: a position's mailbox, state vector and variant table;
-    ``ev``: :func:`build_eval`'s table; ``ws``: ``int32[WS_SIZE]`` scratch, zero from ``WS_CHK`` on,
+    ``ev``: :func:`build_eval`'s table; ``ws``: ``int32[WS_SIZE]`` scratch, its cells
+    ``WS_CHK .. WS_LIST - 1`` zero (as every evaluation leaves them),
     so nothing is allocated.
     """
     mg, eg = psq_sums(board, st, vt, ev)

@@ -313,7 +313,7 @@ def test_check_square_features():
     ws = np.zeros(E.WS_SIZE, np.int32)
     f = np.zeros(E.NF, np.int32)
     E.eval_features(pos.board, pos.st, pos.vt, build_eval("chess"), ws, f)
-    assert not ws[E.WS_CHK:].any()
+    assert not ws[E.WS_CHK:E.WS_LIST].any()
 
 
 def test_low_mobility_hinge_feature():
@@ -326,3 +326,27 @@ def test_low_mobility_hinge_feature():
     assert _feature("n3k3/2p5/1p6/8/8/8/8/4K3 w - - 0 1", "chess", "mobility_low_N") == -4
     # and in grand, where the weights use it
     assert E.feature_used("grand")[E.FEATURE_INDEX["mobility_low_N"]]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_shared_scratch_gives_the_fresh_scratch_score(variant):
+    """The search evaluates every node with one scratch array: the check-square marks an
+    evaluation leaves behind must not reach the next one. Evaluating a sequence of positions
+    with one shared ``ws`` gives each the score a fresh array gives, and leaves the cells zero."""
+    ev = build_eval(variant)
+    shared = np.zeros(E.WS_SIZE, np.int32)
+    for pos in random_positions(variant, 150, seed=23):
+        assert int(evaluate(pos.board, pos.st, pos.vt, ev, shared)) == ev_of(pos)
+        assert not shared[E.WS_CHK:E.WS_LIST].any()
+
+
+def test_check_square_kinds_per_type():
+    """The per-type check-square kinds in the evaluation table follow the pieces' moves: a knight
+    leap (1), file/rank slides (2), diagonal slides (4); pawns and kings have none. Grand's
+    marshal (c: rook + knight) and cardinal (a: bishop + knight) combine them; knightrelay's
+    knights too (the evaluation skips them there, as they give no check)."""
+    ev = build_eval("grand")
+    kinds = {L.TYPE_LETTERS[t]: int(ev[E.EV_CHKM + t]) for t in range(1, L.NTYPES)}
+    assert kinds == {"P": 0, "N": 1, "B": 4, "R": 2, "Q": 6, "K": 0, "C": 3, "A": 5}
+    assert int(ev[E.EV_W + E.W_CHK_ON]) == int(any(ev[E.EV_WMG + E.F_CHECK + t] or ev[E.EV_WEG + E.F_CHECK + t]
+                                                   for t in range(16)))
