@@ -76,3 +76,20 @@ def test_nrt_can_be_asked_for():
     with pytest.raises(Exception):
         njit(alloc)(3)                                        # allocation needs the runtime
     assert njit(alloc, nrt=True)(3) == 0
+
+
+def _element(a, i):
+    return a[i]
+
+
+def test_signed_indexes_are_not_wrapped_around():
+    """Array accesses compile without Python's negative-index wraparound (the compare against 0
+    and the select that numba adds for a signed index), and positive indexes of every integer
+    width still read the right element."""
+    f = njit(_element)
+    a = np.arange(10, dtype=np.int64) * 3
+    for t in (np.int8, np.int16, np.int32, np.int64, np.uint32, np.uint64):
+        assert f(a, t(7)) == 21
+    ir = f.inspect_llvm(f.signatures[3])         # the int64 index
+    body = ir[ir.index("define"):]
+    assert "icmp slt i64" not in body and "select" not in body
