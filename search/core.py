@@ -39,7 +39,7 @@ from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal_check
 from engine.rules.checks import gives_check
 from engine.rules.see import see_ge
 from .eval import evaluate_inc, psq_sums, psq_delta, EV_PST_MG, EV_SEE
-from .tt import tt_probe, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE
+from .tt import tt_probe, tt_prefetch, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE
 
 # The buffers of one search, passed to every node as one argument (numba passes a namedtuple
 # of arrays like separate arguments; shapes and dtypes in the module docstring).
@@ -407,6 +407,7 @@ def qsearch(c, alpha, beta, ply, incheck):
         # the child's "in check", known before the move without relays (cheaper than in_check there)
         gchk = np.int64(-1) if relay else np.int64(1 if gives_check(board, st, stack, hist, vt, zob, m) else 0)
         _make(board, st, stack, hist, vt, zob, ev, info, ply, m)
+        tt_prefetch(tt, st[S_HASH])   # the child probes this bucket first
         sc = -qsearch(c, -beta, -alpha, ply + 1, gchk)
         unmake_move(board, st, stack, vt)
         if info[I_ABORT] != 0:
@@ -528,6 +529,7 @@ def search(c, alpha, beta, depth, ply, incheck):
         # reduction grows with depth and with the margin over beta (a big margin needs less proof)
         r = 3 + depth // 4 + min(NULL_EVAL_MAX, (pe - beta) // NULL_EVAL_DIV)
         make_null(st, stack, hist, zob)
+        tt_prefetch(tt, st[S_HASH])   # the child probes this bucket first
         info[I_CMH + ply] = -1
         info[I_PSQ + 2 * ply + 2] = info[I_PSQ + 2 * ply]
         info[I_PSQ + 2 * ply + 3] = info[I_PSQ + 2 * ply + 1]
@@ -650,6 +652,7 @@ def search(c, alpha, beta, depth, ply, incheck):
                     return sbeta
         gchk = np.int64(1 if gives else 0)     # the child's "in check"
         _make(board, st, stack, hist, vt, zob, ev, info, ply, m)
+        tt_prefetch(tt, st[S_HASH])   # the child probes this bucket first
         info[I_CMH + ply] = _cmh_index(pc, to)
         nd = depth - 1 + ext
         if searched == 0:

@@ -13,7 +13,9 @@ Entry layout (``TT_DTYPE``, 16 bytes)::
 Buckets (Stockfish's ``TTEntry`` clusters, tt.h/tt.cpp): ``BUCKET`` = 4 entries =
 64 bytes, one cache line. :func:`tt_alloc` aligns the array so a bucket never
 straddles two lines: a probe touches one line, and a node does one probe and one
-store (:func:`tt_store` finds its entry again inside the same line). The key is
+store (:func:`tt_store` finds its entry again inside the same line). The search
+prefetches that line (:func:`tt_prefetch`) as soon as it has made a move, so the
+load overlaps the child's first steps (draw tests) instead of stalling its probe. The key is
 checked on every entry, so a probe is exact up to 64-bit key collisions.
 
 Replacement (:func:`tt_store`): the entry of the same key if the bucket holds one
@@ -31,7 +33,7 @@ for legality before playing it.
 from __future__ import annotations
 
 import numpy as np
-from engine.rules.jit import njit
+from engine.rules.jit import njit, prefetch
 
 TT_DTYPE = np.dtype([("key", np.int64), ("move", np.int32), ("score", np.int16), ("eval", np.int16),
                      ("depth", np.int8), ("flag", np.uint8), ("pad", np.uint8, (2,))], align=False)
@@ -66,6 +68,13 @@ def tt_probe(tt, key):
         if tt[i].key == key and tt[i].flag != 0:
             return i
     return -1
+
+
+@njit(cache=True, nogil=True)
+def tt_prefetch(tt, key):
+    """Start loading the bucket of ``key`` into the cache (Stockfish's ``TranspositionTable::first_entry``
+    prefetch): called as soon as a move is made, so the child's probe finds its line loaded."""
+    prefetch(tt, key & ((tt.shape[0] - 1) & ~(BUCKET - 1)))
 
 
 @njit(cache=True, nogil=True)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from numba.core.registry import CPUDispatcher
 
-from engine.rules.jit import njit
+from engine.rules.jit import njit, prefetch
 
 HOT_MODULES = ["engine.rules.movegen", "engine.rules.see", "engine.rules.checks",
                "search.core", "search.eval", "search.tt"]
@@ -93,3 +93,22 @@ def test_signed_indexes_are_not_wrapped_around():
     ir = f.inspect_llvm(f.signatures[3])         # the int64 index
     body = ir[ir.index("define"):]
     assert "icmp slt i64" not in body and "select" not in body
+
+
+def _prefetch_then_read(a, i):
+    prefetch(a, i)
+    return a[i]
+
+
+def test_prefetch_compiles_to_the_llvm_hint_and_changes_nothing():
+    """``prefetch`` (used by the search on the TT bucket of each child) is LLVM's prefetch
+    intrinsic, and reading the element afterwards gives the element, also for a TT array."""
+    from search.tt import tt_alloc
+    f = njit(_prefetch_then_read)
+    a = np.arange(50, dtype=np.int32)
+    assert f(a, 17) == 17
+    assert "llvm.prefetch" in f.inspect_llvm(f.signatures[0])
+    tt = tt_alloc(1)
+    tt[5]["key"] = 99
+    g = njit(lambda t, i: (prefetch(t, i), t[i].key)[1])
+    assert g(tt, 5) == 99

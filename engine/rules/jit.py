@@ -52,6 +52,9 @@ from numba import njit as _numba_njit  # noqa: E402  (must follow configure(): n
 # that no module imports numba before configure() has run
 from numba.cpython.unsafe.numbers import trailing_zeros  # noqa: E402
 import numba.np.arrayobj as _arrayobj  # noqa: E402
+from llvmlite import ir as _ir  # noqa: E402
+from numba.core import cgutils as _cgutils  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
 from numba.core import types as _types  # noqa: E402
 
 
@@ -66,6 +69,34 @@ if callable(getattr(_arrayobj, "fix_integer_index", None)):
     _arrayobj.fix_integer_index = _index_without_wraparound
 
 
+@intrinsic
+def prefetch(typingctx, arr, idx):
+    """``prefetch(arr, i)``: ask the CPU to start loading the cache line of ``arr[i]`` (1-d array,
+    integer ``i``) and return at once (LLVM's ``llvm.prefetch``: a read, kept in all cache levels),
+    so that a later access finds it in cache. Compiles to one instruction (``prefetcht0``); a hint
+    only: it never faults and changes no result."""
+    if not isinstance(arr, _types.Array) or arr.ndim != 1 or not isinstance(idx, _types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        aryty, idxty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ind = context.cast(builder, args[1], idxty, _types.intp)
+        ptr = _cgutils.get_item_pointer2(context, builder, data=ary.data,
+                                         shape=_cgutils.unpack_tuple(builder, ary.shape),
+                                         strides=_cgutils.unpack_tuple(builder, ary.strides),
+                                         layout=aryty.layout, inds=[ind], wraparound=False)
+        i8p = builder.bitcast(ptr, _ir.IntType(8).as_pointer())
+        i32 = _ir.IntType(32)
+        fn = _cgutils.get_or_insert_function(builder.module, _ir.FunctionType(_ir.VoidType(), [i8p.type, i32, i32, i32]),
+                                             "llvm.prefetch.p0")
+        # (address, 0 = read, 3 = keep in all cache levels, 1 = data cache)
+        builder.call(fn, [i8p, _ir.Constant(i32, 0), _ir.Constant(i32, 3), _ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return _types.void(arr, idx), codegen
+
+
 def njit(*args, nrt: bool = False, **options):
     """``numba.njit`` with reference counting off unless ``nrt=True``, and numpy's error model
     (see the module docstring).
@@ -76,4 +107,4 @@ def njit(*args, nrt: bool = False, **options):
     return _numba_njit(*args, **options)
 
 
-__all__ = ["njit", "trailing_zeros"]
+__all__ = ["njit", "trailing_zeros", "prefetch"]
