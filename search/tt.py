@@ -15,8 +15,8 @@ Buckets (Stockfish's ``TTEntry`` clusters, tt.h/tt.cpp): ``BUCKET`` = 4 entries 
 straddles two lines: a probe touches one line, and a node does one probe and one
 store (:func:`tt_store` finds its entry again inside the same line). The search
 prefetches that line (:func:`tt_prefetch`) as soon as it has made a move, so the
-load overlaps the child's first steps (draw tests) instead of stalling its probe. The key is
-checked on every entry, so a probe is exact up to 64-bit key collisions.
+load overlaps the child's first steps (draw tests) instead of stalling its probe.
+The key is checked on every entry, so a probe is exact up to 64-bit key collisions.
 
 Replacement (:func:`tt_store`): the entry of the same key if the bucket holds one
 (a draft-0 quiescence store never overwrites a deeper result of the same
@@ -61,9 +61,15 @@ def tt_alloc(hash_mb: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
+def _bucket(tt, key):
+    """Index of the first entry of ``key``'s bucket (its low bits, rounded down to a bucket)."""
+    return key & ((tt.shape[0] - 1) & ~(BUCKET - 1))
+
+
+@njit(cache=True, nogil=True)
 def tt_probe(tt, key):
     """Index of the entry for ``key`` in its bucket, or -1."""
-    b = key & ((tt.shape[0] - 1) & ~(BUCKET - 1))
+    b = _bucket(tt, key)
     for i in range(b, b + BUCKET):
         if tt[i].key == key and tt[i].flag != 0:
             return i
@@ -74,14 +80,14 @@ def tt_probe(tt, key):
 def tt_prefetch(tt, key):
     """Start loading the bucket of ``key`` into the cache (Stockfish's ``TranspositionTable::first_entry``
     prefetch): called as soon as a move is made, so the child's probe finds its line loaded."""
-    prefetch(tt, key & ((tt.shape[0] - 1) & ~(BUCKET - 1)))
+    prefetch(tt, _bucket(tt, key))
 
 
 @njit(cache=True, nogil=True)
 def tt_store(tt, key, move, score, depth, bound, gen, static):
     """Store per the replacement scheme in the module docstring; ``static`` is the position's
     static eval or ``EVAL_NONE``. Returns the entry's index."""
-    b = key & ((tt.shape[0] - 1) & ~(BUCKET - 1))
+    b = _bucket(tt, key)
     r = -1
     worst = 1 << 30
     for i in range(b, b + BUCKET):

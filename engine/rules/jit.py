@@ -53,9 +53,8 @@ from numba import njit as _numba_njit  # noqa: E402  (must follow configure(): n
 from numba.cpython.unsafe.numbers import trailing_zeros  # noqa: E402
 import numba.np.arrayobj as _arrayobj  # noqa: E402
 from llvmlite import ir as _ir  # noqa: E402
-from numba.core import cgutils as _cgutils  # noqa: E402
+from numba.core import cgutils as _cgutils, types as _types  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
-from numba.core import types as _types  # noqa: E402
 
 
 def _index_without_wraparound(context, builder, idxty, idx, size):
