@@ -36,7 +36,9 @@ Features (per side, white minus black):
     mobility squares an enemy pawn attacks (one count over all types: Stockfish's
     mobility area leaves them out); king danger, the number of pieces attacking the
     enemy king zone times the zone squares they attack (Stockfish squares its sum of
-    attacker weights and zone attacks: the product is that square's cross term).
+    attacker weights and zone attacks: the product is that square's cross term);
+    quadratic king danger, the square of Stockfish 11's kingDanger sum (attacker weights,
+    king-zone attacks, safe checks) per attacking side.
   * pawn structure: passed pawns by ranks to go to the promotion zone, doubled,
     isolated; connected pawns (phalanx: a pawn beside; supported: defended by a
     pawn) and connected pawns near the zone (Stockfish's ``Connected`` bonus grows
@@ -130,7 +132,15 @@ F_CHECK = 210          # + type: moves of a piece of that type to a square from 
                        # not attacked by an enemy pawn (Stockfish's safe checks, with pawn attacks as the safety)
 F_MOBLOW = 226         # + type: MOB_LOW minus the mobility, when positive (a hinge: the first few squares of
                        # mobility are worth more than the later ones; Stockfish's mobility tables are concave)
-NF = 242
+F_KD2 = 242            # king danger, quadratic (Stockfish 11's kingDanger^2 / 4096): per attacking side
+                       # kd = sum over its pieces of an attacker weight (when the piece attacks the enemy
+                       # king zone) + KD_ZONE per zone square attacked + a safe-check weight (when it has a
+                       # safe check), in Stockfish's units; the feature is (kd^2 >> KD_SHIFT) for
+                       # kd > KD_MIN, white's attack minus black's
+NF = 243
+KD_ZONE = 69           # Stockfish 11: 69 per king-ring attack
+KD_MIN = 100           # Stockfish 11 applies the quadratic only above 100
+KD_SHIFT = 17          # kd^2 >> 17: a feature of a few units to a few hundred (the weight is fitted)
 MOB_LOW = 4            # the hinge: a piece reaching fewer than 4 squares is poorly placed or trapped
 
 # eval scratch (``ws``): int32[WS_SIZE]; from WS_CHK, one cell per mailbox square: the check-square
@@ -174,6 +184,7 @@ def _feature_names():
                  (F_CONN_NEAR, "pawn_connected_near"), (F_WEAK_ATT, "attack_on_weak"),
                  (F_MOB_PAWN, "mobility_pawn_attacked"), (F_KDANGER, "king_danger")):
         names[i] = n
+    names[F_KD2] = "king_danger_quadratic"
     for i in range(NF):
         if names[i] == "-":
             names[i] = f"unused_{i}"
@@ -193,7 +204,10 @@ W_PHASE_TOTAL = 0
 W_CHK_ON = 1             # 1 if a check-square feature (F_CHECK + type) is weighted: the squares are marked
 EV_CHKM = EV_W + 16      # EV_CHKM + type: the check-square marks that apply to the type (1 knight leap,
                          # 2 file/rank slide, 4 diagonal slide, as _mark_checks sets them; 0 pawn, king)
-EV_WMG = EV_CHKM + 16
+EV_KDW = EV_CHKM + 16    # EV_KDW + type: king-danger weight of a king-zone attacker of that type (Stockfish 11's
+                         # KingAttackWeights), EV_KDC + type: of a safe check by it (its *SafeCheck)
+EV_KDC = EV_KDW + 16
+EV_WMG = EV_KDC + 16
 EV_WEG = EV_WMG + NF
 EV_PB = EV_WEG + NF
 EV_SIZE = EV_PB + 32 * NSQ * PB_K * 2
@@ -224,6 +238,10 @@ DEFAULTS = {
     "tempo": 10,                      # side to move is ahead by about a tempo (mg and eg)
     # king safety (mg): a piece close to the enemy king threatens mating attacks; heavy pieces most
     "king_attack": {"N": 6, "B": 5, "R": 8, "Q": 14, "C": 14, "A": 12},
+    # quadratic king danger, Stockfish 11's units: (zone-attacker weight, safe-check weight) per type;
+    # the marshal (R+N) and cardinal (B+N) take their slider's attacker weight and the larger check
+    "king_danger_weights": {"N": (81, 790), "B": (52, 635), "R": (44, 1080), "Q": (10, 780), "C": (44, 1080),
+                            "A": (52, 790)},
 }
 
 
@@ -347,7 +365,7 @@ def feature_used(name: str) -> np.ndarray:
         u[F_UNPROMO:F_UNPROMO + 4] = True
     u[[F_DOUBLED, F_ISOLATED, F_SHIELD, F_KING_OPEN, F_TEMPO, F_PAWN_STORM]] = True
     u[F_BISHOP_PAIR] = LETTER_TYPE["B"] in types
-    u[[F_PHALANX, F_SUPPORTED, F_CONN_NEAR, F_WEAK_ATT, F_MOB_PAWN, F_KDANGER]] = True
+    u[[F_PHALANX, F_SUPPORTED, F_CONN_NEAR, F_WEAK_ATT, F_MOB_PAWN, F_KDANGER, F_KD2]] = True
     for ty in types:
         if ty not in (PAWN, KING):
             u[F_PTHREAT + ty] = u[F_LTHREAT + ty] = u[F_CHECK + ty] = not (v.knights_passive and ty == KNIGHT)
@@ -463,7 +481,11 @@ def make_eval(name: str, w_mg, w_eg) -> np.ndarray:
                 ev[EV_PB + ((code * NSQ + sq) * PB_K + k) * 2] = i
                 ev[EV_PB + ((code * NSQ + sq) * PB_K + k) * 2 + 1] = c
     ev[EV_W + W_PHASE_TOTAL] = max(1, total_phase)
-    ev[EV_W + W_CHK_ON] = int(any(w_mg[F_CHECK + i] != 0 or w_eg[F_CHECK + i] != 0 for i in range(16)))
+    ev[EV_W + W_CHK_ON] = int(any(w_mg[F_CHECK + i] != 0 or w_eg[F_CHECK + i] != 0 for i in range(16))
+                              or w_mg[F_KD2] != 0 or w_eg[F_KD2] != 0)
+    for p in v.pieces:
+        ty = LETTER_TYPE[p.letter]
+        ev[EV_KDW + ty], ev[EV_KDC + ty] = s["king_danger_weights"].get(p.letter, (0, 0))
     vt = compile_variant(name)
     for ty in range(1, L.NTYPES):
         if ty in (PAWN, KING):
@@ -617,6 +639,8 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
     # king danger per attacking side: pieces attacking the enemy king zone, zone squares attacked
     katt0 = 0
     katt1 = 0
+    kdq0 = 0      # quadratic king danger (F_KD2), by the attacking side
+    kdq1 = 0
     kzone0 = 0
     kzone1 = 0
     # check squares around both kings, marked only when weighted (or traced)
@@ -774,9 +798,16 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                 if col == 0:
                     katt0 += 1
                     kzone0 += zone
+                    kdq0 += ev[EV_KDW + ty] + KD_ZONE * zone
                 else:
                     katt1 += 1
                     kzone1 += zone
+                    kdq1 += ev[EV_KDW + ty] + KD_ZONE * zone
+            if chk != 0:
+                if col == 0:
+                    kdq0 += ev[EV_KDC + ty]
+                else:
+                    kdq1 += ev[EV_KDC + ty]
             if trace:
                 f[F_MOB_PAWN] += sign * unsafe
                 f[F_MOB + ty] += sign * cnt
@@ -828,6 +859,11 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
     eg += kd * ev[EV_WEG + F_KDANGER]
     if trace:
         f[F_KDANGER] = kd
+    q = ((kdq0 * kdq0) >> KD_SHIFT if kdq0 > KD_MIN else 0) - ((kdq1 * kdq1) >> KD_SHIFT if kdq1 > KD_MIN else 0)
+    mg += q * ev[EV_WMG + F_KD2]
+    eg += q * ev[EV_WEG + F_KD2]
+    if trace:
+        f[F_KD2] = q
     # pass 2: pawn structure (passed / doubled / isolated / unpromotable), from the file masks
     pstart = vt[V_PROMO_START]
     for col in range(2):

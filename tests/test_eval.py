@@ -350,3 +350,16 @@ def test_check_square_kinds_per_type():
     assert kinds == {"P": 0, "N": 1, "B": 4, "R": 2, "Q": 6, "K": 0, "C": 3, "A": 5}
     assert int(ev[E.EV_W + E.W_CHK_ON]) == int(any(ev[E.EV_WMG + E.F_CHECK + t] or ev[E.EV_WEG + E.F_CHECK + t]
                                                    for t in range(16)))
+
+
+def test_quadratic_king_danger_feature():
+    """king_danger_quadratic = kd^2 >> KD_SHIFT per attacking side (kd > KD_MIN), white's minus
+    black's, kd = zone-attacker weight + KD_ZONE per king-zone square attacked + safe-check weight."""
+    assert E.KD_SHIFT == 17 and E.KD_ZONE == 69
+    # a far queen: only its safe checks count (780) -> 780^2 >> 17 = 4
+    assert _feature("4k3/8/8/8/8/8/8/Q3K3 w - - 0 1", "chess", "king_danger_quadratic") == 4
+    # near the king: + 10 (attacker) + 69 x 4 zone squares (d7, d8, e7, f8) -> 1066^2 >> 17 = 8
+    assert _feature("4k3/8/3Q4/8/8/8/8/4K3 w - - 0 1", "chess", "king_danger_quadratic") == 8
+    assert _feature("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "chess", "king_danger_quadratic") == 0
+    assert _feature("q3k3/8/8/8/8/8/8/4K3 w - - 0 1", "chess", "king_danger_quadratic") == -4
+    assert E.feature_used("grand")[E.FEATURE_INDEX["king_danger_quadratic"]]
