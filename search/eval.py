@@ -201,7 +201,7 @@ EV_PHASE = 64 * NSQ
 EV_SEE = EV_PHASE + 16   # EV_SEE + type: exchange value of the type for SEE (mg material; king 0)
 EV_W = EV_SEE + 16
 W_PHASE_TOTAL = 0
-W_CHK_ON = 1             # 1 if a check-square feature (F_CHECK + type) is weighted: the squares are marked
+W_CHK_ON = 1             # 1 if a check-square feature (F_CHECK + type) or F_KD2 is weighted: the squares are marked
 EV_CHKM = EV_W + 16      # EV_CHKM + type: the check-square marks that apply to the type (1 knight leap,
                          # 2 file/rank slide, 4 diagonal slide, as _mark_checks sets them; 0 pawn, king)
 EV_KDW = EV_CHKM + 16    # EV_KDW + type: king-danger weight of a king-zone attacker of that type (Stockfish 11's
@@ -468,6 +468,7 @@ def make_eval(name: str, w_mg, w_eg) -> np.ndarray:
         ty = LETTER_TYPE[p.letter]
         ph = s["phase"].get(p.letter, 0)
         ev[EV_PHASE + ty] = ph
+        ev[EV_KDW + ty], ev[EV_KDC + ty] = s["king_danger_weights"].get(p.letter, (0, 0))
         ev[EV_SEE + ty] = 0 if ty == KING else max(1, int(w_mg[F_MAT + ty]))
         total_phase += ph * (start_counts.get(p.letter, 0) + start_counts.get(p.letter.lower(), 0))
     for (ty, f, r), basis in _geometry(v).items():
@@ -483,9 +484,6 @@ def make_eval(name: str, w_mg, w_eg) -> np.ndarray:
     ev[EV_W + W_PHASE_TOTAL] = max(1, total_phase)
     ev[EV_W + W_CHK_ON] = int(any(w_mg[F_CHECK + i] != 0 or w_eg[F_CHECK + i] != 0 for i in range(16))
                               or w_mg[F_KD2] != 0 or w_eg[F_KD2] != 0)
-    for p in v.pieces:
-        ty = LETTER_TYPE[p.letter]
-        ev[EV_KDW + ty], ev[EV_KDC + ty] = s["king_danger_weights"].get(p.letter, (0, 0))
     vt = compile_variant(name)
     for ty in range(1, L.NTYPES):
         if ty in (PAWN, KING):
@@ -794,6 +792,10 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                 eg += sign * chk * ev[EV_WEG + fi]
                 if trace:
                     f[fi] += sign * chk
+                if col == 0:
+                    kdq0 += ev[EV_KDC + ty]
+                else:
+                    kdq1 += ev[EV_KDC + ty]
             if zone != 0:
                 if col == 0:
                     katt0 += 1
@@ -803,11 +805,6 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                     katt1 += 1
                     kzone1 += zone
                     kdq1 += ev[EV_KDW + ty] + KD_ZONE * zone
-            if chk != 0:
-                if col == 0:
-                    kdq0 += ev[EV_KDC + ty]
-                else:
-                    kdq1 += ev[EV_KDC + ty]
             if trace:
                 f[F_MOB_PAWN] += sign * unsafe
                 f[F_MOB + ty] += sign * cnt
