@@ -75,6 +75,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -659,6 +660,112 @@ def teacher(variant: str, data: str, out: str, depth: int = DEFAULT_TEACHER_DEPT
     return res
 
 
+# =============================================================== pgn
+
+PGN_SCORE_RE = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)/\d+")   # Cute Chess / match-runner comment: "+0.35/12 0.52s"
+PGN_RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
+
+@dataclass
+class PgnDataResult:
+    """What :func:`pgn_data` did: games read, games written (finished, of the variant, legal),
+    games skipped and why (``{reason: count}``), positions written."""
+    path: str
+    games_read: int
+    games_written: int
+    positions: int
+    skipped: dict = field(default_factory=dict)
+
+
+def pgn_comment_cp(comment: str) -> int | None:
+    """Centipawns of a move comment's score (the mover's view, as Cute Chess and
+    ``cardinal match`` write it: ``+0.35/12 0.52s``); None for a mate score (``+M5``),
+    a book move or no score."""
+    m = PGN_SCORE_RE.match(comment or "")
+    return None if m is None else int(round(float(m.group(1)) * 100))
+
+
+def pgn_data(variant: str, pgns, out: str) -> PgnDataResult:
+    """Write the finished games of PGN files ``pgns`` (a list of paths; games of other
+    variants are skipped) as a data file ``out`` (overwritten; written to a temporary file
+    and renamed, so a failure leaves no half file), game ids ``0..`` in file order.
+
+    Positions are chosen by the ``datagen`` quiet filter applied to the moves played:
+    from ply ``SKIP_PLIES`` on, not in check, the move played neither a capture nor a
+    promotion, and the mover's comment score within ``MAX_RECORD_CP`` (a position
+    whose move has no score, a mate score or a book comment is left out). The score
+    column is that comment's score from White's view: in a match between different
+    engines it mixes their scales, so fit such data on results (``--lambda 1``) or
+    re-score it with ``cardinal tune teacher`` first. Games without a result (``*``),
+    with an illegal move or a bad FEN are skipped and counted in ``skipped``. The
+    header records ``source=pgn``.
+
+    Raises ``OSError`` for an unreadable input or unwritable output, ``ValueError``
+    if no game was usable.
+    """
+    from bench.pgn_reader import read_games, replay
+    variant = _variants.get(variant).name
+    res = PgnDataResult(out, 0, 0, 0)
+    chunks = []
+
+    def skip(why):
+        res.skipped[why] = res.skipped.get(why, 0) + 1
+
+    for path in pgns:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            games = read_games(fh.read())
+        for g in games:
+            res.games_read += 1
+            try:
+                gv = _variants.get(g.variant).name
+            except KeyError:
+                gv = g.variant
+            if gv != variant:
+                skip("other variant")
+                continue
+            if g.result not in PGN_RESULTS or not g.complete:
+                skip("no result")
+                continue
+            try:
+                start, moves = replay(g)
+            except ValueError:
+                skip("illegal move or bad FEN")
+                continue
+            gid = res.games_written
+            r = PGN_RESULTS[g.result]
+            rt = _fmt_result(r)
+            pos = start.copy()
+            lines = []
+            for ply, (mv, com) in enumerate(zip(moves, g.comments)):
+                cp = pgn_comment_cp(com)
+                if (ply >= SKIP_PLIES and cp is not None and abs(cp) <= MAX_RECORD_CP
+                        and not pos.is_check() and _is_quiet_move(pos, mv)):
+                    wcp = cp if pos.turn == 0 else -cp
+                    lines.append(f"P\t{pos.fen()}\t{rt}\t{wcp}\t{gid}\t{ply}\n")
+                pos._push(mv)
+            term = (g.tags.get("Termination") or "pgn").replace("\t", " ").replace(" ", "-") or "pgn"
+            label = f"{g.tags.get('White', '?')} - {g.tags.get('Black', '?')}".replace("\t", " ").replace("\n", " ")
+            lines.append(f"G\t{gid}\t{rt}\t{len(moves)}\t{term}\t{label}\n")
+            chunks.append("".join(lines))
+            res.games_written += 1
+            res.positions += len(lines) - 1
+    if not res.games_written:
+        why = ", ".join(f"{n} {k}" for k, n in sorted(res.skipped.items())) or "no games"
+        raise ValueError(f"no finished {variant} game in {', '.join(map(str, pgns))} ({why})")
+    d = os.path.dirname(os.path.abspath(out))
+    os.makedirs(d, exist_ok=True)
+    tmp = os.path.join(d, f".{os.path.basename(out)}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(header_line({"variant": variant, "source": "pgn", "games": res.games_written}))
+            fh.writelines(chunks)
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return res
+
+
 # =============================================================== fit
 
 @dataclass
@@ -972,8 +1079,9 @@ class TuneReport:
 
 
 def default_score_k(header: dict | None) -> str:
-    """``fit`` for a data file whose header records a teacher (:func:`teacher`), else ``same``."""
-    return "fit" if header and header.get("teacher") else "same"
+    """``fit`` for a data file whose scores are not Cardinal's own: its header records a teacher
+    (:func:`teacher`) or a PGN source (:func:`pgn_data`); else ``same``."""
+    return "fit" if header and (header.get("teacher") or header.get("source") == "pgn") else "same"
 
 
 def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = DEFAULT_VAL,

@@ -11,6 +11,7 @@ Sub-commands:
     cardinal tune --variant V                    Texel tuning: self-play data, then fit variants/weights/V.json
     cardinal tune datagen|fit ...                the two steps alone (bench/tune.py)
     cardinal tune teacher --variant V --data IN --out OUT   re-score a data file with Fairy-Stockfish
+    cardinal tune pgn --variant V --pgn FILE... --out OUT   a data file from the games of PGN files
     cardinal warmup                              compile and cache every numba function
     cardinal serve [--host H] [--port P] [--open] [--max-engines N]   browser board (engine/web/)
 
@@ -94,6 +95,11 @@ def _match(argv) -> int:
 
 def _tune_args(ap, step: str, T) -> None:
     ap.add_argument("--variant", required=True, help=f"{', '.join(variants.all_names())}")
+    if step == "pgn":
+        ap.add_argument("--pgn", required=True, nargs="+", metavar="FILE",
+                        help="PGN files (cardinal match, Cute Chess); games of other variants are skipped")
+        ap.add_argument("--out", required=True, metavar="OUT", help="data file to write (overwritten)")
+        return
     if step == "teacher":
         ap.add_argument("--data", required=True, metavar="IN", help="data file written by cardinal tune datagen")
         ap.add_argument("--out", required=True, metavar="OUT", help="data file with the teacher's scores "
@@ -156,14 +162,16 @@ def _tune_check(a) -> str | None:
 
 def _tune(argv) -> int:
     import os
-    step = argv[0] if argv and argv[0] in ("datagen", "fit", "teacher") else "all"
+    step = argv[0] if argv and argv[0] in ("datagen", "fit", "teacher", "pgn") else "all"
     rest = argv[1:] if step != "all" else argv
     prog = "cardinal tune" + ("" if step == "all" else " " + step)
     desc = {"all": "Texel tuning: self-play data (datagen) then the fit, writing variants/weights/<variant>.json.",
             "datagen": "Self-play games with a node limit; appends whole games of quiet positions to the data file.",
             "fit": "Fit K, then the mg/eg weights (L-BFGS-B) on one or more data files; writes the weights file.",
             "teacher": "Re-score every position of a data file with an outside UCI engine (default "
-                       "Fairy-Stockfish) at a fixed depth; writes the same games with the teacher's scores."}[step]
+                       "Fairy-Stockfish) at a fixed depth; writes the same games with the teacher's scores.",
+            "pgn": "Turn the finished games of PGN files into a data file: the quiet positions of the moves "
+                   "played, the game results, the movers' comment scores (White's view)."}[step]
     from bench import tune as T
     ap = _OneLineParser(prog=prog, description=desc)
     _tune_args(ap, step, T)
@@ -177,6 +185,15 @@ def _tune(argv) -> int:
     if err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    if step == "pgn":
+        try:
+            r = T.pgn_data(variant, a.pgn, a.out)
+        except (ValueError, OSError, KeyboardInterrupt) as e:
+            return _tune_failed(e)
+        why = "".join(f", {n} {k}" for k, n in sorted(r.skipped.items()))
+        print(f"pgn: {r.path}: {r.games_written} of {r.games_read} games ({r.positions} positions"
+              f"{', skipped:' if why else ''}{why[1:] if why else ''})")
+        return 0
     progress = not a.no_progress
     rc = 0
     if step == "teacher":

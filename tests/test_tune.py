@@ -640,3 +640,67 @@ def test_fit_only_the_free_features(tmp_path):
         T.fit("chess", a, write=False, free=["nosuchfeature"])
     r = run("tune", "fit", "--variant", "chess", "--data", a, "--free", "nosuch", "--out", str(tmp_path / "w.json"))
     assert r.returncode == 2 and "no feature" in r.stderr and "Traceback" not in r.stderr
+
+
+# ------------------------------------------------------------------ PGN games as data
+
+_PGN_MOVES = ("e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O Bxf7+ Rxf7 h3 h6 d4 Bb7").split()
+# per ply: the move comment (default "+0.<ply>/9 0.01s": score = ply centipawns, the mover's view)
+_PGN_COMMENTS = {8: "book", 14: "+25.00/9 0.01s", 15: "book", 18: "+M3/20 0.01s", 19: "book",
+                 20: "-1.50/12 0.01s", 21: "+0.40/10 0.01s"}
+
+
+def _pgn_game(result="1-0", variant=None, moves=_PGN_MOVES):
+    tags = [f'[White "a"]', f'[Black "b"]', f'[Result "{result}"]', '[Termination "adjudication"]']
+    if variant:
+        tags.append(f'[Variant "{variant}"]')
+    body = []
+    for i, m in enumerate(moves):
+        if i % 2 == 0:
+            body.append(f"{i // 2 + 1}.")
+        body.append(m + " {" + _PGN_COMMENTS.get(i, f"+0.{i:02d}/9 0.01s") + "}")
+    return "\n".join(tags) + "\n\n" + " ".join(body) + " " + result + "\n\n"
+
+
+def test_pgn_games_become_data_with_the_quiet_filter(tmp_path):
+    """The datagen filter on the moves played (from ply 8, not in check, quiet, a comment
+    score within 2000 cp: no book, mate or huge score), scores turned to White's view,
+    results from the Result tag; unfinished, other-variant and illegal games skipped."""
+    pgn = tmp_path / "games.pgn"
+    illegal = list(_PGN_MOVES)
+    illegal[5] = "Qh4h8"
+    pgn.write_text(_pgn_game("1-0") + _pgn_game("*") + _pgn_game("0-1", variant="grand")
+                   + _pgn_game("0-1", moves=illegal) + _pgn_game("1/2-1/2"))
+    out = tmp_path / "d.txt"
+    r = T.pgn_data("chess", [str(pgn)], str(out))
+    assert (r.games_read, r.games_written) == (5, 2)
+    assert r.skipped == {"no result": 1, "other variant": 1, "illegal move or bad FEN": 1}
+    ds = T.read_data(str(out), "chess", dedup=False)
+    assert T.parse_header(out.read_text().splitlines()[0]) == {"variant": "chess", "source": "pgn", "games": "2"}
+    expect = {9: -9, 10: 10, 11: -11, 12: 12, 13: -13, 20: -150, 21: -40}
+    first = ds.game == 0
+    assert dict(zip(ds.ply[first].tolist(), ds.score[first].tolist())) == expect
+    assert set(ds.result[first]) == {1.0} and set(ds.result[~first]) == {0.5}
+    assert r.positions == 2 * len(expect) == len(ds.fens)
+    from engine.rules.position import Position
+    p = Position.from_fen(ds.fens[0], "chess")       # ply 9: black to move after 5. O-O
+    assert p.turn == 1 and p.fen().split()[0] == "r1bqkb1r/1ppp1ppp/p1n2n2/4p3/B3P3/5N2/PPPP1PPP/RNBQ1RK1"
+    assert T.default_score_k(ds.header) == "fit"
+
+
+def test_cli_tune_pgn(tmp_path):
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text(_pgn_game("0-1"))
+    out = tmp_path / "d.txt"
+    r = run("tune", "pgn", "--variant", "chess", "--pgn", str(pgn), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "1 of 1 games (7 positions)" in r.stdout
+    assert len(T.read_data(str(out), "chess").fens) == 7
+    # nothing usable, a missing file: one line, exit 2, the old output kept
+    before = out.read_text()
+    for args, word in ((["--variant", "grand", "--pgn", str(pgn)], "other variant"),
+                       (["--variant", "chess", "--pgn", str(tmp_path / "none.pgn")], "none.pgn")):
+        r = run("tune", "pgn", *args, "--out", str(out))
+        assert r.returncode == 2 and word in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert out.read_text() == before
