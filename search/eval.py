@@ -194,6 +194,23 @@ def _feature_names():
 FEATURES = _feature_names()
 FEATURE_INDEX = {n: i for i, n in enumerate(FEATURES)}
 
+# Evaluation terms for a breakdown (the UCI ``eval`` command), after Stockfish's ``eval``
+# trace: each feature belongs to the first term one of whose name prefixes it starts with
+# (so ``pawn_threat_`` is a threat and ``pawn_storm`` king safety, not a pawn term).
+TERMS = (("Material", ("material_", "bishop_pair")),
+         ("Placement", ("centre_dist_", "open_file_", "half_open_file_", "knight_beyond", "rook_7th",
+                        "king_centre_", "king_rank_")),
+         ("Mobility", ("mobility_",)),
+         ("King safety", ("king_zone_", "king_near_", "king_danger", "check_", "king_shield",
+                          "king_open_file", "pawn_storm")),
+         ("Threats", ("threat_by_lesser_", "pawn_threat_", "attack_on_weak")),
+         ("Pawns", ("pawn_", "doubled", "isolated", "unpromotable_")),
+         ("Passed pawns", ("passed_",)),
+         ("Knight relay", ("relay",)),
+         ("Tempo", ("tempo",)),
+         ("Other", ("",)))
+TERM_OF = tuple(next(i for i, (_, pre) in enumerate(TERMS) if n.startswith(pre)) for n in FEATURES)
+
 PB_K = 4                # PST basis entries per (piece code, square)
 EV_PST_MG = 0
 EV_PST_EG = 32 * NSQ
@@ -1049,3 +1066,27 @@ def eval_features(board, st, vt, ev, ws, f):
     the clamped phase; ``evaluate`` equals the tapered dot products with ``ev``'s weights."""
     _eval_core(board, st, vt, ev, ws, f, True, 0, 0)
     return ws[24]
+
+
+def eval_terms(name: str, board, st, vt):
+    """The evaluation of a position split by :data:`TERMS`, White's point of view:
+    ``(rows, phase, total)``, ``rows`` a list of ``(term, mg, eg)`` (centipawns, ints; the
+    terms that are zero in both phases left out), ``phase`` the clamped phase in
+    ``0..total``. The rows' mg and eg add up to the position's mg and eg sums, and
+    ``taper(sum mg, sum eg, phase, total)`` is :func:`evaluate` from White's side."""
+    ev = build_eval(name)
+    f = np.zeros(NF, np.int32)
+    phase = int(eval_features(board, st, vt, ev, np.zeros(WS_SIZE, np.int32), f))
+    mg = np.zeros(len(TERMS), np.int64)
+    eg = np.zeros(len(TERMS), np.int64)
+    for i in np.flatnonzero(f):
+        mg[TERM_OF[i]] += int(ev[EV_WMG + i]) * int(f[i])
+        eg[TERM_OF[i]] += int(ev[EV_WEG + i]) * int(f[i])
+    rows = [(TERMS[t][0], int(mg[t]), int(eg[t])) for t in range(len(TERMS)) if mg[t] or eg[t]]
+    return rows, phase, int(ev[EV_W + W_PHASE_TOTAL])
+
+
+def taper(mg: int, eg: int, phase: int, total: int) -> int:
+    """``(mg * phase + eg * (total - phase)) / total`` rounded towards zero, as the evaluation does."""
+    s = mg * phase + eg * (total - phase)
+    return s // total if s >= 0 else -((-s) // total)

@@ -363,3 +363,21 @@ def test_quadratic_king_danger_feature():
     assert _feature("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "chess", "king_danger_quadratic") == 0
     assert _feature("q3k3/8/8/8/8/8/8/4K3 w - - 0 1", "chess", "king_danger_quadratic") == -4
     assert E.feature_used("grand")[E.FEATURE_INDEX["king_danger_quadratic"]]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_eval_terms_add_up_to_the_evaluation(variant):
+    """The per-term breakdown (the UCI ``eval`` table) covers every feature the variant uses with
+    a named term, and its rows add up to the evaluation: tapered, White's view, exactly."""
+    used = E.feature_used(variant)
+    assert all(E.TERMS[E.TERM_OF[i]][0] != "Other" for i in np.flatnonzero(used))
+    assert E.TERMS[E.TERM_OF[E.FEATURE_INDEX["pawn_threat_N"]]][0] == "Threats"
+    assert E.TERMS[E.TERM_OF[E.FEATURE_INDEX["pawn_storm"]]][0] == "King safety"
+    names = set()
+    for pos in random_positions(variant, 40, seed=12):
+        rows, phase, total = E.eval_terms(variant, pos.board, pos.st, pos.vt)
+        names |= {r[0] for r in rows}
+        mg, eg = sum(r[1] for r in rows), sum(r[2] for r in rows)
+        white = ev_of(pos) * (1 if pos.turn == 0 else -1)
+        assert E.taper(mg, eg, phase, total) == white, pos.fen()
+    assert {"Material", "Placement", "Mobility", "King safety", "Pawns", "Tempo"} <= names

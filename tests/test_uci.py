@@ -444,8 +444,13 @@ def test_standard_resets_to_chess_and_ucinewgame(eng):
     assert "Fen: rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1" in lines
     assert "Variant: chess" in lines
     e.send("eval")
-    assert re.fullmatch(r"info string eval -?\d+ cp for the side to move \(white\); [+-]\d+ cp for white",
-                        e.expect(r"info string eval .*", 10)[-1])
+    lines = e.expect(r"info string eval .*", 10)
+    assert re.fullmatch(r"info string eval -?\d+ cp for the side to move \(white\); [+-]\d+ cp for white", lines[-1])
+    # the term table before it: material 0 at the start, the total row's tapered cp is the eval
+    rows = {m[1]: int(m[2]) for m in (re.match(r"info string ([A-Za-z ]+?) +-?\d+ +-?\d+ +(-?\d+)", ln)
+                                      for ln in lines[:-1]) if m}
+    assert "Material" not in rows and "Tempo" in rows and "Total" in rows
+    assert rows["Total"] == int(re.search(r"([+-]\d+) cp for white", lines[-1])[1])
     e.send("setoption name Hash value 8", "setoption name Clear Hash", "setoption name Move Overhead value 50",
            "go depth 2")
     assert bestmove(e.expect(r"bestmove .*", 10))[0] in legal("chess", None, [])

@@ -359,6 +359,23 @@ def static_eval(pos) -> int:
         return total if pos.turn == 0 else -total
 
 
+def eval_table(pos) -> list[str]:
+    """The static evaluation of ``pos`` by term (:func:`search.eval.eval_terms`) as text lines:
+    a header, one line per nonzero term (mg, eg and tapered cp, White's view), the total
+    and the phase; an empty list if the search package is missing."""
+    try:
+        from search.eval import eval_terms, taper
+    except ImportError:
+        return []
+    rows, phase, total = eval_terms(pos.variant.name, pos.board, pos.st, pos.vt)
+    out = [f"{'term':<13}{'mg':>7}{'eg':>7}{'total':>7}   (cp, white's view)"]
+    for name, mg, eg in rows:
+        out.append(f"{name:<13}{mg:>7}{eg:>7}{taper(mg, eg, phase, total):>7}")
+    smg, seg = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    out.append(f"{'Total':<13}{smg:>7}{seg:>7}{taper(smg, seg, phase, total):>7}   phase {phase}/{total}")
+    return out
+
+
 def _minus_elapsed(limits, ms: float, side: int):
     """``limits`` with ``ms`` (time spent waiting) taken off the clock of ``side`` (0 white,
     1 black) and off the move time."""

@@ -38,7 +38,7 @@ import variants as _variants
 from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, HASH_DEFAULT, OVERHEAD_MIN,
                       OVERHEAD_MAX, OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, SKILL_MIN, SKILL_MAX, STOP_TIMEOUT,
                       THREADS_MIN, THREADS_MAX, THREADS_DEFAULT,
-                      board_lines, static_eval, sane_move)
+                      board_lines, static_eval, eval_table, sane_move)
 from .common import clean, log, log_exception
 from search.limits import MAX_DEPTH
 
@@ -415,7 +415,11 @@ class UCIHandler:
         self.out.send(f"Legal moves: {len(pos.legal_moves())}, status: {pos.status()}")
 
     def cmd_eval(self, args) -> None:
+        """Stockfish's ``eval``: the static evaluation split by term (middle game, end game and
+        tapered centipawns, White's view), then the total for the side to move."""
         pos = self._position()
+        for line in eval_table(pos):
+            self.out.send(f"info string {line}")
         cp = static_eval(pos)
         white = cp if pos.turn == 0 else -cp
         self.out.send(f"info string eval {cp} cp for the side to move ({'white' if pos.turn == 0 else 'black'}); "
