@@ -499,10 +499,21 @@ class TeacherResult:
     interrupted: bool = False
 
 
+STATIC_EVAL_RE = re.compile(r"^(?:Total|Final) evaluation:?\s+([+-]?\d+(?:\.\d+)?)")
+
+
 def teacher_score(eng, fen: str, depth: int, white_to_move: bool) -> int | None:
     """White's score (cp) of one fixed-depth search by UCI engine ``eng``
-    (a :class:`bench.engines.UciEngine`); None for a mate score or no score."""
+    (a :class:`bench.engines.UciEngine`); None for a mate score or no score.
+    ``depth`` 0: the engine's static evaluation instead, from Stockfish's ``eval``
+    command (its ``Total evaluation: -1.33 (white side)`` line, in pawns; None if the
+    engine prints none, e.g. in check)."""
     eng.position(fen)
+    if depth == 0:
+        eng.proc.send("eval")
+        line, _ = eng.proc.expect(lambda s: s.startswith(("Total evaluation", "Final evaluation")), TEACHER_TIMEOUT)
+        m = STATIC_EVAL_RE.match(line)
+        return None if m is None else int(round(float(m.group(1)) * 100))
     r = eng.search(f"depth {int(depth)}", TEACHER_TIMEOUT)
     sc = r.last.get("score")
     if sc is None or sc[0] != "cp":
@@ -526,8 +537,8 @@ def teacher(variant: str, data: str, out: str, depth: int = DEFAULT_TEACHER_DEPT
     import threading
     from bench import engines as E
     variant = _variants.get(variant).name
-    if not 1 <= int(depth) <= 99:
-        raise ValueError(f"depth must be 1..99, not {depth}")
+    if not 0 <= int(depth) <= 99:
+        raise ValueError(f"depth must be 0..99, not {depth}")
     path = E.find_fairy_stockfish(engine)
     if path is None:
         raise ValueError(f"{engine}: not an executable file" if engine else

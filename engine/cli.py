@@ -105,7 +105,8 @@ def _tune_args(ap, step: str, T) -> None:
         ap.add_argument("--out", required=True, metavar="OUT", help="data file with the teacher's scores "
                         "(continued if it exists)")
         ap.add_argument("--depth", type=int, default=T.DEFAULT_TEACHER_DEPTH,
-                        help=f"search depth per position (default {T.DEFAULT_TEACHER_DEPTH})")
+                        help=f"search depth per position; 0: the engine's static evaluation (Stockfish's "
+                        f"eval command) (default {T.DEFAULT_TEACHER_DEPTH})")
         ap.add_argument("--engine", default=None, metavar="PATH",
                         help="UCI engine executable (default: fairy-stockfish on PATH or in /usr/games)")
         ap.add_argument("--concurrency", type=int, default=1, help="engine processes (default 1)")
@@ -148,7 +149,7 @@ def _tune_args(ap, step: str, T) -> None:
 def _tune_check(a) -> str | None:
     """The first problem with the options, as an error line (None: fine)."""
     for name, lo, hi in (("games", 1, 10_000_000), ("nodes", 1, 100_000_000), ("concurrency", 1, 64),
-                         ("max_iter", 1, 1_000_000), ("depth", 1, 99), ("hash", 1, 65536)):
+                         ("max_iter", 1, 1_000_000), ("depth", 0, 99), ("hash", 1, 65536)):
         v = getattr(a, name, None)
         if v is not None and not lo <= v <= hi:
             return f"--{name.replace('_', '-')} must be {lo}..{hi}, not {v}"

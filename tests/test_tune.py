@@ -364,6 +364,15 @@ for line in sys.stdin:
         print("readyok", flush=True)
     elif tok[0] == "position":
         fen = " ".join(tok[2:8])
+    elif tok[0] == "eval":     # Stockfish's static evaluation: the table's cp as pawns, White's view
+        log.write("eval " + fen + "\n")
+        log.flush()
+        kind, v = table.get(" ".join(fen.split()[:4]), ("cp", 7))
+        if kind == "mate":
+            print("Total evaluation: none (in check)", flush=True)
+        else:
+            print("     Term    |    White    |    Black    |    Total")
+            print(f"Total evaluation: {(v if fen.split()[1] == 'w' else -v) / 100:.2f} (white side)", flush=True)
     elif tok[0] == "go":
         log.write("go " + fen + " | " + " ".join(tok[1:]) + "\n")
         log.flush()
@@ -485,7 +494,7 @@ def test_cli_teacher(fake_teacher, tmp_path):
     assert "3/3 games" in r.stdout and "1 mate scores dropped" in r.stdout and out.exists()
     for args, word in [(("--data", str(tmp_path / "nope.txt"), "--out", str(out)), "nope.txt"),
                        (("--data", data, "--out", str(tmp_path / "x.txt"), "--engine", str(tmp_path / "none")), "none"),
-                       (("--data", data, "--out", str(tmp_path / "x.txt"), "--engine", exe, "--depth", "0"), "--depth"),
+                       (("--data", data, "--out", str(tmp_path / "x.txt"), "--engine", exe, "--depth", "100"), "--depth"),
                        (("--data", data, "--out", str(tmp_path / "x.txt"), "--engine", exe, "--variant", "grand"),
                         "variant chess"),
                        (("--data", data), "--out")]:
@@ -496,6 +505,21 @@ def test_cli_teacher(fake_teacher, tmp_path):
         assert len(err) == 1 and err[0].startswith("error:") and word in err[0], (a, r.stderr)
         assert "Traceback" not in r.stderr
     assert not (tmp_path / "x.txt").exists()
+
+
+def test_teacher_depth_0_takes_the_static_evaluation(fake_teacher, tmp_path):
+    """--depth 0: Stockfish's eval command instead of a search; its 'Total evaluation' (pawns,
+    White's view) becomes centipawns; a position it prints no number for is dropped."""
+    exe, data, log = fake_teacher
+    out = tmp_path / "o.txt"
+    r = run("tune", "teacher", "--variant", "chess", "--data", data, "--out", str(out), "--depth", "0",
+            "--engine", exe)
+    assert r.returncode == 0, r.stderr
+    assert "1 mate scores dropped" in r.stdout
+    assert _gos(log) == [] and sum(ln.startswith("eval ") for ln in log.read_text().splitlines()) == 5
+    sc = {p[1]: int(p[3]) for p in _lines(str(out), "P")}
+    assert sc[_W1] == 120 and sc[_B1] == 130 and sc[_W2] == 900 and sc[_B2] == 910 and _M1 not in sc
+    assert T.parse_header(out.read_text().splitlines()[0])["depth"] == "0"
 
 
 def test_teacher_without_engine_is_an_error(fake_teacher, tmp_path, monkeypatch):
@@ -524,6 +548,10 @@ def test_teacher_with_fairy_stockfish(tmp_path):
     sc = [int(p[3]) for p in _lines(out, "P")]
     assert sc[0] > 300 and sc[1] > 300 and abs(sc[2]) < 200, sc
     assert T.parse_header(open(out).readline())["teacher"] == "fairy-stockfish"
+    static = str(tmp_path / "s.txt")          # its static evaluation (eval command) agrees in sign
+    T.teacher("grand", str(data), static, depth=0, progress=False)
+    sc = [int(p[3]) for p in _lines(static, "P")]
+    assert sc[0] > 300 and sc[1] > 300 and abs(sc[2]) < 200, sc
 
 
 def test_fit_scale_recovers_a_known_scale():
