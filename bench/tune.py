@@ -511,8 +511,13 @@ def teacher_score(eng, fen: str, depth: int, white_to_move: bool) -> int | None:
     eng.position(fen)
     if depth == 0:
         eng.proc.send("eval")
-        line, _ = eng.proc.expect(lambda s: s.startswith(("Total evaluation", "Final evaluation")), TEACHER_TIMEOUT)
-        m = STATIC_EVAL_RE.match(line)
+        eng.proc.send("isready")     # its readyok ends the eval output: an engine without eval cannot hang us
+        _, lines = eng.proc.expect(lambda s: s.strip() == "readyok", TEACHER_TIMEOUT)
+        found = [s for s in lines if s.startswith(("Total evaluation", "Final evaluation"))]
+        if not found:
+            raise ValueError(f"engine {eng.label!r} printed no static evaluation for 'eval' (Stockfish's "
+                             "'Total evaluation: ...' line): --depth 0 needs a Stockfish-family engine")
+        m = STATIC_EVAL_RE.match(found[-1])
         return None if m is None else int(round(float(m.group(1)) * 100))
     r = eng.search(f"depth {int(depth)}", TEACHER_TIMEOUT)
     sc = r.last.get("score")
@@ -548,6 +553,9 @@ def teacher(variant: str, data: str, out: str, depth: int = DEFAULT_TEACHER_DEPT
     params = {k: v for k, v in src_header.items() if k not in TEACHER_KEYS}
     params.update({"teacher": name, "depth": int(depth)})
     done: set = set()
+    fresh = False
+    if os.path.exists(out) and os.path.exists(data) and os.path.samefile(out, data):
+        raise ValueError(f"{out}: the output must not be the input file")
     if os.path.exists(out) and os.path.getsize(out) > 0:
         header, done, end = scan_data(out)
         if header is None:
@@ -559,12 +567,8 @@ def teacher(variant: str, data: str, out: str, depth: int = DEFAULT_TEACHER_DEPT
         if end < os.path.getsize(out):   # an unfinished game's lines: dropped
             with open(out, "r+b") as fh:
                 fh.truncate(end)
-    elif os.path.abspath(out) == os.path.abspath(data):
-        raise ValueError(f"{out}: the output must not be the input file")
-    else:
-        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-        with open(out, "w", encoding="utf-8") as fh:
-            fh.write(header_line(params))
+    else:           # created once the engines are up, so a failed start leaves no file behind
+        fresh = True
     all_ids = {g[0] for g in games}
     todo = [g for g in games if g[0] not in done]
     res = TeacherResult(out, len(all_ids), len(done & all_ids), 0, 0, 0, 0, 0.0)
@@ -614,7 +618,7 @@ def teacher(variant: str, data: str, out: str, depth: int = DEFAULT_TEACHER_DEPT
         finally:
             results.put(None)
 
-    fh = open(out, "a", encoding="utf-8")
+    fh = None
     try:
         if todo:
             for i in range(max(1, min(int(concurrency), len(todo)))):
@@ -624,10 +628,16 @@ def teacher(variant: str, data: str, out: str, depth: int = DEFAULT_TEACHER_DEPT
                 engs.append(eng)
                 eng.set_variant(variant)
                 eng.sync()
-            for eng in engs:
-                th = threading.Thread(target=work, args=(eng,), daemon=True, name=f"teacher-{eng.label}")
-                th.start()
-                threads.append(th)
+        if fresh:
+            os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        fh = open(out, "a", encoding="utf-8")
+        if fresh:
+            fh.write(header_line(params))
+            fh.flush()
+        for eng in engs:
+            th = threading.Thread(target=work, args=(eng,), daemon=True, name=f"teacher-{eng.label}")
+            th.start()
+            threads.append(th)
         running = len(threads)
         while running:
             try:
@@ -639,8 +649,9 @@ def teacher(variant: str, data: str, out: str, depth: int = DEFAULT_TEACHER_DEPT
                 continue
             if isinstance(item, BaseException):
                 if isinstance(item, (E.Died, E.NoReply)):
+                    during = f"during a search at depth {depth}" if depth else "during a static evaluation"
                     raise E.EngineError(f"engine {path}: {'died' if isinstance(item, E.Died) else 'no answer'} "
-                                        f"during a search at depth {depth}") from None
+                                        f"{during}") from None
                 raise item
             gid, text, n_in, n_out, searched, mates = item
             fh.write(text)
@@ -664,7 +675,10 @@ def teacher(variant: str, data: str, out: str, depth: int = DEFAULT_TEACHER_DEPT
             eng.kill()
         for th in threads:
             th.join(timeout=10)
-        fh.close()
+        if fh is not None:
+            fh.close()
+            if fresh and res.games_new == 0 and todo and not res.interrupted:
+                os.unlink(out)       # the teacher failed before its first game: no header-only file
         if bar is not None:
             bar.close()
         res.seconds = time.perf_counter() - t0
@@ -711,11 +725,22 @@ def pgn_data(variant: str, pgns, out: str) -> PgnDataResult:
     with an illegal move or a bad FEN are skipped and counted in ``skipped``. The
     header records ``source=pgn``.
 
-    Raises ``OSError`` for an unreadable input or unwritable output, ``ValueError``
-    if no game was usable.
+    Raises ``OSError`` for an unreadable input or unwritable output (naming ``out``),
+    ``ValueError`` if no game or no position was usable, or ``out`` is not a regular
+    file or is one of the inputs (a previous ``out`` is then left as it was).
     """
     from bench.pgn_reader import read_games, replay
     variant = _variants.get(variant).name
+    if not out:
+        raise ValueError("--out is empty")
+    target = os.path.realpath(out)     # a symbolic link: its file is replaced, not the link
+    if os.path.exists(target) and not os.path.isfile(target):
+        raise ValueError(f"{out}: not a regular file (the data file is written to a new file, then renamed)")
+    for path in pgns:
+        if not path:
+            raise ValueError("a --pgn file name is empty")
+        if os.path.exists(path) and os.path.realpath(path) == target:
+            raise ValueError(f"{out}: the output must not be one of the --pgn files")
     res = PgnDataResult(out, 0, 0, 0)
     chunks = []
 
@@ -724,7 +749,7 @@ def pgn_data(variant: str, pgns, out: str) -> PgnDataResult:
 
     for path in pgns:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            games = read_games(fh.read())
+            games = read_games(fh.read().lstrip("\ufeff"))     # a byte-order mark is not a tag
         for g in games:
             res.games_read += 1
             try:
@@ -763,14 +788,19 @@ def pgn_data(variant: str, pgns, out: str) -> PgnDataResult:
     if not res.games_written:
         why = ", ".join(f"{n} {k}" for k, n in sorted(res.skipped.items())) or "no games"
         raise ValueError(f"no finished {variant} game in {', '.join(map(str, pgns))} ({why})")
-    d = os.path.dirname(os.path.abspath(out))
-    os.makedirs(d, exist_ok=True)
-    tmp = os.path.join(d, f".{os.path.basename(out)}.{os.getpid()}.tmp")
+    if not res.positions:
+        raise ValueError(f"no position of the {res.games_written} finished {variant} games passed the filter "
+                         "(the moves need score comments such as '+0.35/12 0.52s')")
+    d = os.path.dirname(target)
+    tmp = os.path.join(d, f".{os.path.basename(target)}.{os.getpid()}.tmp")
     try:
+        os.makedirs(d, exist_ok=True)
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(header_line({"variant": variant, "source": "pgn", "games": res.games_written}))
             fh.writelines(chunks)
-        os.replace(tmp, out)
+        os.replace(tmp, target)
+    except OSError as e:
+        raise OSError(e.errno, e.strerror, out) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -178,6 +178,8 @@ def _tune(argv) -> int:
     _tune_args(ap, step, T)
     a = ap.parse_args(rest)
     try:
+        if not a.variant.strip():
+            raise KeyError("--variant is empty")
         variant = variants.get(a.variant).name
     except KeyError as e:
         print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)

@@ -240,6 +240,7 @@ def test_cli_fit_prints_report(tmp_path):
 @pytest.mark.parametrize("args,word", [
     (("tune", "--variant", "shogi"), "shogi"),
     (("tune", "datagen", "--variant", "shogi"), "shogi"),
+    (("tune", "pgn", "--variant", " ", "--pgn", "x.pgn", "--out", "y.txt"), "--variant is empty"),
     (("tune", "fit", "--variant", "grand", "--data", "/nonexistent/x.txt"), "x.txt"),
     (("tune", "fit", "--variant", "grand"), "--data"),
     (("tune", "datagen"), "--variant"),
@@ -364,6 +365,8 @@ for line in sys.stdin:
         print("readyok", flush=True)
     elif tok[0] == "position":
         fen = " ".join(tok[2:8])
+    elif tok[0] == "eval" and os.environ.get("FAKE_NO_EVAL"):
+        print("Unknown command: eval", flush=True)
     elif tok[0] == "eval":     # Stockfish's static evaluation: the table's cp as pawns, White's view
         log.write("eval " + fen + "\n")
         log.flush()
@@ -520,6 +523,25 @@ def test_teacher_depth_0_takes_the_static_evaluation(fake_teacher, tmp_path):
     sc = {p[1]: int(p[3]) for p in _lines(str(out), "P")}
     assert sc[_W1] == 120 and sc[_B1] == 130 and sc[_W2] == 900 and sc[_B2] == 910 and _M1 not in sc
     assert T.parse_header(out.read_text().splitlines()[0])["depth"] == "0"
+
+
+def test_teacher_depth_0_with_an_engine_without_eval_fails_at_once(fake_teacher, tmp_path, monkeypatch):
+    """An engine that does not know 'eval': a one-line error (no wait for the search timeout)
+    and no output file left behind to block the next run."""
+    exe, data, log = fake_teacher
+    monkeypatch.setenv("FAKE_NO_EVAL", "1")
+    out = tmp_path / "o.txt"
+    r = run("tune", "teacher", "--variant", "chess", "--data", data, "--out", str(out), "--depth", "0",
+            "--engine", exe, timeout=60)
+    assert r.returncode == 2 and "printed no static evaluation" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert not out.exists()
+    monkeypatch.delenv("FAKE_NO_EVAL")
+    r = run("tune", "teacher", "--variant", "chess", "--data", data, "--out", str(out), "--depth", "0",
+            "--engine", exe)
+    assert r.returncode == 0 and out.exists(), r.stderr
+    r = run("tune", "teacher", "--variant", "chess", "--data", data, "--out", data, "--engine", exe)
+    assert r.returncode == 2 and "must not be the input" in r.stderr, r.stderr
 
 
 def test_teacher_without_engine_is_an_error(fake_teacher, tmp_path, monkeypatch):
@@ -732,3 +754,20 @@ def test_cli_tune_pgn(tmp_path):
         assert r.returncode == 2 and word in r.stderr, r.stderr
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert out.read_text() == before
+    # games without score comments: nothing to learn from, an error (not an empty data file)
+    bare = tmp_path / "bare.pgn"
+    bare.write_text(_pgn_game("1-0").replace("{", "(").replace("}", ")"))
+    r = run("tune", "pgn", "--variant", "chess", "--pgn", str(bare), "--out", str(out))
+    assert r.returncode == 2 and "score comments" in r.stderr, r.stderr
+    # the output is one of the inputs, or not a regular file (a FIFO here, /dev/null for a user)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for target, word in ((pgn, "--pgn files"), (fifo, "not a regular file")):
+        r = run("tune", "pgn", "--variant", "chess", "--pgn", str(pgn), "--out", str(target))
+        assert r.returncode == 2 and word in r.stderr, r.stderr
+    assert pgn.read_text() == _pgn_game("0-1") and fifo.is_fifo() and out.read_text() == before
+    # a byte-order mark before the first tag is not a game
+    bom = tmp_path / "bom.pgn"
+    bom.write_text("\ufeff" + _pgn_game("0-1"), encoding="utf-8")
+    r = run("tune", "pgn", "--variant", "chess", "--pgn", str(bom), "--out", str(out))
+    assert r.returncode == 0 and "1 of 1 games" in r.stdout, (r.stdout, r.stderr)

@@ -368,7 +368,7 @@ def eval_table(pos) -> list[str]:
     except ImportError:
         return []
     rows, phase, total = eval_terms(pos.variant.name, pos.board, pos.st, pos.vt)
-    out = [f"{'term':<13}{'mg':>7}{'eg':>7}{'total':>7}   (cp, white's view)"]
+    out = [f"{'term':<13}{'mg':>7}{'eg':>7}{'total':>7}   (cp, white's view; each row's total rounded)"]
     for name, mg, eg in rows:
         out.append(f"{name:<13}{mg:>7}{eg:>7}{taper(mg, eg, phase, total):>7}")
     smg, seg = sum(r[1] for r in rows), sum(r[2] for r in rows)
