@@ -622,6 +622,17 @@ def psq_delta(board, st, vt, ev, m):
 
 
 @njit(cache=True, nogil=True)
+def taper(mg, eg, phase, total):
+    """The tapered score ``(mg * phase + eg * (total - phase)) / total``, rounded towards zero
+    (so White's and Black's views differ only in sign): the evaluation's last step, from White's
+    side. ``phase`` in ``0..total`` (``total``: the variant's full phase, > 0)."""
+    s = mg * phase + eg * (total - phase)
+    if s >= 0:
+        return s // total
+    return -((-s) // total)
+
+
+@njit(cache=True, nogil=True)
 def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
     """The evaluation, and with ``trace`` its features: the one implementation.
 
@@ -1031,12 +1042,8 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
     if phase > total:
         phase = total
     ws[24] = phase
-    s = mg * phase + eg * (total - phase)
-    if st[S_SIDE] == 1:
-        s = -s
-    if s >= 0:
-        return s // total
-    return -((-s) // total)
+    s = taper(mg, eg, phase, total)
+    return -s if st[S_SIDE] == 1 else s
 
 
 @njit(cache=True, nogil=True)
@@ -1084,9 +1091,3 @@ def eval_terms(name: str, board, st, vt):
         eg[TERM_OF[i]] += int(ev[EV_WEG + i]) * int(f[i])
     rows = [(TERMS[t][0], int(mg[t]), int(eg[t])) for t in range(len(TERMS)) if mg[t] or eg[t]]
     return rows, phase, int(ev[EV_W + W_PHASE_TOTAL])
-
-
-def taper(mg: int, eg: int, phase: int, total: int) -> int:
-    """``(mg * phase + eg * (total - phase)) / total`` rounded towards zero, as the evaluation does."""
-    s = mg * phase + eg * (total - phase)
-    return s // total if s >= 0 else -((-s) // total)
