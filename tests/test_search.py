@@ -524,7 +524,10 @@ def test_capture_history_orders_captures_of_equal_value():
 
 
 def test_cutoffs_fill_the_capture_history():
-    pos = Position.from_fen(None, "grand")
+    # a middlegame with captures for both sides (from the start position a depth-7 search meets
+    # few captures, and whether one of them is ever penalised depends on the evaluation's weights)
+    pos = Position.from_fen("r2q5r/2b1kc2n1/1ppppp1ppp/p1n2b4/6p3/3P3P2/N1P3PN2/PP2PPB1Pa/2BQKCA3/R2R6 b - - 1 5",
+                            "grand")
     s = Searcher(8)
     run(pos, Limits(depth=7), s)
     assert (s.state.capt > 0).any() and (s.state.capt < 0).any()   # rewarded and penalised captures
