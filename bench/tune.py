@@ -821,16 +821,17 @@ class DataSet:
     games: int = 0
     duplicates: int = 0
     header: dict | None = None
+    headers: list = field(default_factory=list)   # one header (dict or None) per file read, in order
 
 
 def read_data(path, variant: str | None = None, dedup: bool = True) -> DataSet:
     """Read a data file (positions of finished games only); with ``dedup`` keep the first of
     positions with the same FEN (move counters ignored). ``path``: one file, or a list of files
     read as one data set (each file's game numbers shifted past the previous files', so the
-    train/validation split keeps whole games; duplicates dropped across files; the header is
-    the first file's). Raises ``ValueError`` for a malformed line, another variant's file, or
-    files of which some were re-scored by a teacher and some not (their score scales differ),
-    ``OSError``."""
+    train/validation split keeps whole games; duplicates dropped across files; ``header`` is
+    the first file's, ``headers`` every file's in order). Raises ``ValueError`` for a malformed
+    line, another variant's file, or files of which some were re-scored by a teacher and some
+    not (their score scales differ), ``OSError``."""
     if not isinstance(path, (str, os.PathLike)):
         paths = list(path)
         if not paths:
@@ -849,7 +850,7 @@ def read_data(path, variant: str | None = None, dedup: bool = True) -> DataSet:
         return DataSet([f for d in parts for f in d.fens], np.concatenate([d.result for d in parts]),
                        np.concatenate([d.score for d in parts]), np.concatenate([d.game for d in parts]),
                        np.concatenate([d.ply for d in parts]), sum(d.games for d in parts),
-                       sum(d.duplicates for d in parts), parts[0].header)
+                       sum(d.duplicates for d in parts), parts[0].header, [d.header for d in parts])
     return _read_one(path, variant, dedup, set())
 
 
@@ -898,7 +899,7 @@ def _read_one(path: str, variant: str | None, dedup: bool, seen: set) -> DataSet
                 raise ValueError(f"{path}:{n}: malformed line (expected 'P\\tfen\\tresult\\tscore\\tgame\\tply' "
                                  "or 'G\\tgame\\tresult...')") from None
     return DataSet(fens, np.array(res, dtype=np.float64), np.array(sc, dtype=np.float64),
-                   np.array(gm, dtype=np.int64), np.array(pl, dtype=np.int32), games, dups, header)
+                   np.array(gm, dtype=np.int64), np.array(pl, dtype=np.int32), games, dups, header, [header])
 
 
 def extract_features(variant: str, fens, progress: bool = False):
@@ -1188,7 +1189,7 @@ def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = 
     def r6(x):
         return None if x != x else round(float(x), 6)
     rep.meta = {"method": "Texel tuning, L-BFGS-B", "data": "+".join(os.path.basename(p) for p in paths),
-                "data_header": ds.header or {}, "positions": rep.n_positions, "games": ds.games,
+                "data_headers": [h or {} for h in ds.headers], "positions": rep.n_positions, "games": ds.games,
                 "train_positions": rep.n_train, "val_positions": rep.n_val, "K": round(K, 6),
                 "score_k": score_k, "K_s": round(K_s, 6),
                 "loss_before": {"train": r6(before[0]), "val": r6(before[1])},

@@ -654,6 +654,7 @@ def test_several_data_files_are_one_data_set(tmp_path):
     assert ds.fens == [f1, f2, f3, f4] and ds.duplicates == 1 and ds.games == 3
     assert list(ds.game) == [0, 0, 1, 2]           # b's game 0 is a game of its own
     assert list(ds.result) == [1, 1, 0, 0.5] and ds.header["seed"] == "1"
+    assert [h["seed"] for h in ds.headers] == ["1", "2"]   # every file's header, in order
     one = T.read_data(a, "chess")                   # one file reads as before
     assert one.fens == [f1, f2, f3] and list(one.game) == [0, 0, 1]
     # a teacher's scores are on another scale: not fitted with self-play scores
@@ -666,7 +667,9 @@ def test_several_data_files_are_one_data_set(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "4 positions from 3 games" in r.stdout, r.stdout
     with open(tmp_path / "w.json", encoding="utf-8") as fh:
-        assert json.load(fh)["meta"]["data"] == "a.txt+b.txt"
+        meta = json.load(fh)["meta"]
+    assert meta["data"] == "a.txt+b.txt"
+    assert [h["seed"] for h in meta["data_headers"]] == ["1", "2"]   # one header per file, as named
     r = run("tune", "fit", "--variant", "chess", "--data", a, c, "--out", str(tmp_path / "w.json"))
     assert r.returncode == 2 and "teacher" in r.stderr and "Traceback" not in r.stderr
 
