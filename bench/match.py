@@ -113,6 +113,7 @@ class MatchResult:
     names: tuple = ("", "")
     interrupted: bool = False
     sprt_status: str | None = None
+    sprt_decided: tuple | None = None  # (pairs, LLR) when the SPRT decided; pairs in flight finish after it
     error: str | None = None
     tally: Tally | None = None       # W-D-L and pentanomial counts, resumed pairs included
     resumed_pairs: int = 0
@@ -494,9 +495,11 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
             if not record(pr):
                 continue
             if cfg.sprt is not None and not stopping:
-                st = cfg.sprt.decide(cfg.sprt.llr_pentanomial(tally.penta))
+                v = cfg.sprt.llr_pentanomial(tally.penta)
+                st = cfg.sprt.decide(v)
                 if st != "continue":
                     res.sprt_status = st
+                    res.sprt_decided = (tally.pairs, v)
                     stopping = True
                     ex.stop_new()          # running pairs finish and are recorded
     except KeyboardInterrupt:
@@ -536,7 +539,10 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
             if res.sprt_status:
                 status = f"sprt {res.sprt_status}"
             try:
-                jr.write({"type": "end", "status": status, "error": res.error, "totals": tally.snapshot(cfg.sprt)})
+                end = {"type": "end", "status": status, "error": res.error, "totals": tally.snapshot(cfg.sprt)}
+                if res.sprt_decided:
+                    end["sprt_decided"] = {"pairs": res.sprt_decided[0], "llr": round(res.sprt_decided[1], 4)}
+                jr.write(end)
             except (OSError, ValueError):
                 pass
             jr.close()
@@ -698,6 +704,22 @@ def config_from_args(argv: list[str]) -> MatchConfig:
                        connect_timeout=a.connect_timeout)
 
 
+def sprt_line(res: MatchResult, sprt: stats.SPRT) -> str:
+    """The closing ``SPRT: llr ...`` line of a match run with ``sprt``: the final pentanomial
+    LLR, the bounds, the verdict and the pair count. Pairs still running when the LLR crossed
+    a bound are finished and counted (as fishtest and cutechess-cli do), so the final LLR may
+    sit back inside the bounds; the line then also gives the pair and LLR of the decision."""
+    lo, hi = sprt.bounds
+    v = sprt.llr_pentanomial(res.tally.penta)
+    verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "no decision"}[res.sprt_status]
+    if res.sprt_decided and res.sprt_decided[0] != res.tally.pairs:
+        k = res.tally.pairs - res.sprt_decided[0]
+        verdict += (f" at pair {res.sprt_decided[0]} (llr {res.sprt_decided[1]:.2f}); "
+                    f"{k} pair{'s' if k != 1 else ''} in flight finished after it")
+    return (f"SPRT: llr {v:.2f} ({lo:.2f}, {hi:.2f}) [{sprt.elo0:g}, {sprt.elo1:g}]: {verdict} "
+            f"(pentanomial, {res.tally.pairs} pairs)")
+
+
 def main(argv: list[str] | None = None) -> int:
     """``cardinal match``: 0 on success, 1 if the match stopped on an engine error,
     2 for bad input or an engine that cannot start, 130 on Ctrl-C."""
@@ -743,11 +765,7 @@ def main(argv: list[str] | None = None) -> int:
     print(stats.summary(res.wins, res.draws, res.losses))
     print(summary_table(res, cfg.sprt))
     if cfg.sprt is not None:
-        lo, hi = cfg.sprt.bounds
-        v = cfg.sprt.llr_pentanomial(res.tally.penta)
-        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "no decision"}[res.sprt_status]
-        print(f"SPRT: llr {v:.2f} ({lo:.2f}, {hi:.2f}) [{cfg.sprt.elo0:g}, {cfg.sprt.elo1:g}]: {verdict} "
-              f"(pentanomial, {res.tally.pairs} pairs)")
+        print(sprt_line(res, cfg.sprt))
     faults = collections.Counter(g.termination for g in res.games if g.fault is not None)
     if faults:
         print("Forfeits: " + ", ".join(f"{k} {v}" for k, v in sorted(faults.items())))

@@ -5,6 +5,7 @@ Real engines: Fairy-Stockfish (UCI) and Sjaak II (XBoard) from /usr/games or PAT
 those tests skip when the binaries are missing (and fail under CI=true).
 """
 import io
+import json
 import os
 import re
 import signal
@@ -16,6 +17,7 @@ import pytest
 
 from bench import engines as E
 from bench import match as M
+from bench import pairs, stats
 from bench import openings as O
 from bench import referee as R
 from bench import timecontrol as T
@@ -396,6 +398,25 @@ def test_sprt_stops_early_and_progress_bar(tmp_path):
     n = int(re.search(r"Score of A vs B: \d+ - \d+ - \d+ \[[\d.]+\] (\d+)", o).group(1))
     assert 1 <= n < 200 and pgn.read_text().count("[Event ") >= n
     assert "A vs B" not in err.getvalue() and "\r" not in err.getvalue()   # stderr is no terminal: no bar
+    # the journal's end record says where the test decided: a bound crossed, at most all pairs
+    end = [json.loads(ln) for ln in open(tmp_path / "s.jsonl", encoding="utf-8")][-1]
+    assert end["type"] == "end" and end["status"] in ("sprt H0", "sprt H1")
+    assert abs(end["sprt_decided"]["llr"]) >= 0.2 - 1e-4 and 1 <= end["sprt_decided"]["pairs"] <= end["totals"]["pairs"]
+
+
+def test_sprt_line_names_the_decision_when_pairs_in_flight_finished_after_it():
+    """Pairs running when the LLR crossed a bound finish and are counted: the final LLR may be
+    back inside the bounds, so the line gives the pair and LLR where the test decided."""
+    sprt = stats.SPRT(elo0=0, elo1=15)
+    tally = pairs.Tally()
+    tally.penta = [46, 58, 109, 74, 75]                       # LLR 2.97: H1 here
+    v = sprt.llr_pentanomial(tally.penta)
+    assert sprt.decide(v) == "H1"
+    res = M.MatchResult(games=[], sprt_status="H1", sprt_decided=(tally.pairs, v), tally=tally)
+    assert M.sprt_line(res, sprt) == "SPRT: llr 2.97 (-2.94, 2.94) [0, 15]: H1 accepted (pentanomial, 362 pairs)"
+    tally.penta[1] += 1                                       # the pair in flight: a loss and a draw (LD)
+    assert M.sprt_line(res, sprt) == ("SPRT: llr 2.93 (-2.94, 2.94) [0, 15]: H1 accepted at pair 362 (llr 2.97); "
+                                      "1 pair in flight finished after it (pentanomial, 363 pairs)")
 
 
 class _Tty(io.StringIO):
