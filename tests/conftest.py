@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -202,3 +203,13 @@ def random_positions(variant: str, n: int, seed: int, max_plies: int = 80):
 def pytest_addoption(parser):
     parser.addoption("--screenshots", metavar="DIR", default=None,
                      help="save the browser-board test screenshots in DIR (default: each test's tmp dir)")
+
+
+def pytest_configure(config):
+    """The Ctrl-C tests send SIGINT to a ``cardinal`` child and expect exit status 130.
+    A shell starts a background job (``pytest ... &`` without job control, ``nohup``) with
+    SIGINT ignored, and an ignored signal stays ignored across exec, so every child would
+    ignore Ctrl-C as the Unix convention asks. Give the suite Python's own handler instead:
+    a handled signal is reset to the default at exec, so children react to Ctrl-C again."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
