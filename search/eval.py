@@ -24,7 +24,8 @@ Features (per side, white minus black):
   * material per piece type, and the piece-square terms as features: distance to
     the centre per type, pawn rank and central pawns, king rank, centre distance
     and centre files, knight ranks beyond the middle, rook on the 7th (9th in
-    grand). These are folded into piece-square tables ``EV_PST_MG/EG`` so the
+    grand); and a free piece-square table per type (files folded, so left-right
+    symmetric), which the tuner fits on top of those terms. These are folded into piece-square tables ``EV_PST_MG/EG`` so the
     search adds one table entry per piece; :func:`eval_features` expands them
     again from the basis table ``EV_PB``.
   * mobility per type (sliders: empty and enemy squares along rays; leapers:
@@ -137,7 +138,12 @@ F_KD2 = 242            # king danger, quadratic (Stockfish 11's kingDanger^2 / 4
                        # king zone) + KD_ZONE per zone square attacked + a safe-check weight (when it has a
                        # safe check), in Stockfish's units; the feature is (kd^2 >> KD_SHIFT) for
                        # kd > KD_MIN, white's attack minus black's
-NF = 243
+F_PST = 243            # + (type - 1)*PST_TYPE + folded_file*PST_RANKS + rank: a piece of that type on that
+                       # white-relative square, files folded (0: an edge file): a free piece-square table
+                       # on top of the terms above, for the tuner (0 unless fitted)
+PST_RANKS = 16
+PST_TYPE = 8 * PST_RANKS   # folded files 0..7 (boards up to 16 files wide)
+NF = F_PST + 8 * PST_TYPE
 KD_ZONE = 69           # Stockfish 11: 69 per king-ring attack
 KD_MIN = 100           # Stockfish 11 applies the quadratic only above 100
 KD_SHIFT = 17          # kd^2 >> 17: a feature of a few units to a few hundred (the weight is fitted)
@@ -152,6 +158,12 @@ WS_LIST = WS_CHK + NSQ
 WS_SIZE = WS_LIST + 2 * (8 + 8 * 9)
 
 _TYPE_NAMES = {t: L.TYPE_LETTERS[t] for t in range(1, 9)}
+
+
+def pst_index(ty: int, ff: int, r: int) -> int:
+    """The free piece-square feature of type ``ty`` (1..8) on folded file ``ff`` (0: an edge file)
+    and white-relative rank ``r`` (0: White's first rank)."""
+    return F_PST + (ty - 1) * PST_TYPE + ff * PST_RANKS + r
 
 
 def _feature_names():
@@ -185,6 +197,10 @@ def _feature_names():
                  (F_MOB_PAWN, "mobility_pawn_attacked"), (F_KDANGER, "king_danger")):
         names[i] = n
     names[F_KD2] = "king_danger_quadratic"
+    for t, c in _TYPE_NAMES.items():
+        for ff in range(8):
+            for r in range(PST_RANKS):
+                names[pst_index(t, ff, r)] = f"pst_{c}_{'abcdefgh'[ff]}{r + 1}"
     for i in range(NF):
         if names[i] == "-":
             names[i] = f"unused_{i}"
@@ -199,7 +215,7 @@ FEATURE_INDEX = {n: i for i, n in enumerate(FEATURES)}
 # (so ``pawn_threat_`` is a threat and ``pawn_storm`` king safety, not a pawn term).
 TERMS = (("Material", ("material_", "bishop_pair")),
          ("Placement", ("centre_dist_", "open_file_", "half_open_file_", "knight_beyond", "rook_7th",
-                        "king_centre_", "king_rank_")),
+                        "king_centre_", "king_rank_", "pst_")),
          ("Mobility", ("mobility_",)),
          ("King safety", ("king_zone_", "king_near_", "king_danger", "check_", "king_shield",
                           "king_open_file", "pawn_storm")),
@@ -299,6 +315,7 @@ def _geometry(v):
                         b.append((F_KNIGHT_BEYOND, r - H // 2 + 1))
                     if ty == L.ROOK and r == H - 2:
                         b.append((F_ROOK_7TH, 1))
+                b.append((pst_index(ty, min(f, W - 1 - f), r), 1))
                 out[ty, f, r] = [(i, c) for i, c in b if c != 0]
     return out
 

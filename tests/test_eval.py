@@ -381,3 +381,30 @@ def test_eval_terms_add_up_to_the_evaluation(variant):
         white = ev_of(pos) * (1 if pos.turn == 0 else -1)
         assert E.taper(mg, eg, phase, total) == white, pos.fen()
     assert {"Material", "Placement", "Mobility", "King safety", "Pawns", "Tempo"} <= names
+
+
+def test_free_piece_square_features_fold_files_and_mirror_ranks():
+    """``pst_<type>_<folded file><rank>``: a piece on a white-relative square, files folded to
+    the nearer edge (so the table is left-right symmetric), Black's ranks mirrored; a weight
+    on one moves the evaluation by that weight for that piece there, and by nothing elsewhere."""
+    # grand (10 files): a white knight on j4 is on folded file a (edge), rank 4; a black one on
+    # b7 is on folded file b, white-relative rank 10 - 7 + 1 = 4
+    fen = "k9/10/10/1n8/10/10/9N/10/10/K9 w - - 0 1"
+    assert _feature(fen, "grand", "pst_N_a4") == 1
+    assert _feature(fen, "grand", "pst_N_b4") == -1
+    assert _feature(fen, "grand", "pst_N_a7") == 0
+    assert E.feature_used("grand")[E.FEATURE_INDEX["pst_N_e10"]]
+    assert not E.feature_used("grand")[E.FEATURE_INDEX["pst_N_f1"]]   # only five folded files
+    assert E.TERMS[E.TERM_OF[E.FEATURE_INDEX["pst_K_a1"]]][0] == "Placement"
+    pos = Position.from_fen(fen, "grand")
+    ws = np.zeros(E.WS_SIZE, np.int32)
+    mg, eg = (np.array(w) for w in load_weights("grand"))
+    base = int(evaluate(pos.board, pos.st, pos.vt, E.make_eval("grand", mg, eg), ws))
+    mg[E.FEATURE_INDEX["pst_N_a4"]] += 50
+    eg[E.FEATURE_INDEX["pst_N_a4"]] += 50
+    assert int(evaluate(pos.board, pos.st, pos.vt, E.make_eval("grand", mg, eg), ws)) == base + 50
+    mg[E.FEATURE_INDEX["pst_N_b4"]] += 30
+    eg[E.FEATURE_INDEX["pst_N_b4"]] += 30
+    assert int(evaluate(pos.board, pos.st, pos.vt, E.make_eval("grand", mg, eg), ws)) == base + 50 - 30
+    mg[E.FEATURE_INDEX["pst_N_c5"]] += 70    # no knight there: no change
+    assert int(evaluate(pos.board, pos.st, pos.vt, E.make_eval("grand", mg, eg), ws)) == base + 50 - 30
