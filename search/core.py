@@ -14,7 +14,9 @@ passed in (see :class:`search.driver.SearchState`):
 * ``capt`` ``int16[CMH_SIZE, 16]`` capture history: how often a capture (piece, target; column: the
   captured type, 0 for a promotion without capture) refuted, by :func:`_cmh_index` rows (Stockfish's
   ``captureHistory``); it orders captures of similar value and is updated like ``cont``
-* ``info`` ``int64[INFO_SIZE]`` counters/limits (I_* below) and, from ``I_EVAL``, the static eval per ply; ``stop`` ``int64[1]`` shared stop flag
+* ``info`` ``int64[INFO_SIZE]`` counters/limits (I_* below) and, from ``I_EVAL``, the static eval per ply; ``stop`` ``int64[3]`` shared by
+  all threads of a search: ``stop[0]`` the stop flag, ``stop[1]`` a node limit on the sum over the threads (0:
+  none), ``stop[2]`` the nodes counted towards it (each thread adds 1024 per poll)
 * ``excl`` ``int32[8]`` root moves excluded (MultiPV), ``ws`` ``int32[WS_SIZE]`` eval scratch
 
 Beyond the steps in :func:`search`: losing captures (static exchange evaluation, :func:`_losing_capture`) are
@@ -22,8 +24,8 @@ ordered after the quiet moves and skipped in quiescence; quiescence probes and s
 the TT caches the static eval (stored with the entry: one probe and one store per node).
 
 Scores: centipawns; ``MATE - ply`` is mate in ``ply`` plies from the root.
-Stop: every 1024 nodes the search reads ``stop[0]`` and the node limit and, if
-set/exceeded, raises ``info[I_ABORT]`` and unwinds; the driver discards the
+Stop: every 1024 nodes the search reads ``stop[0]`` and the node limits (its own, and the shared one on
+the sum over the threads) and, if set/exceeded, raises ``info[I_ABORT]`` and unwinds; the driver discards the
 unfinished iteration.
 """
 from collections import namedtuple
@@ -338,9 +340,17 @@ def _is_draw(board, st, hist, vt, info, ply):
 
 @njit(cache=True, nogil=True)
 def _tick(info, stop):
-    """Count a node; every 1024 nodes poll the stop flag and node limit. True if aborting."""
+    """Count a node; every 1024 nodes poll the stop flag and node limits. True if aborting.
+
+    The shared limit (Lazy SMP, ``go nodes``) is counted in the search, not by a watcher thread, so
+    a busy machine cannot delay it: the sum stops within one poll per thread (an increment lost to
+    two threads adding at once only lets the search run one poll longer)."""
     info[I_NODES] += 1
     if (info[I_NODES] & 1023) == 0:
+        if stop[1] > 0:
+            stop[2] += 1024
+            if stop[2] >= stop[1]:
+                stop[0] = 1
         if stop[0] != 0 or info[I_NODES] >= info[I_NODELIMIT]:
             info[I_ABORT] = 1
     return info[I_ABORT] != 0

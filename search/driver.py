@@ -23,8 +23,9 @@ the main thread finds one iteration later. When the main thread finishes (or
 the deadline, ``stop`` or the node limit stops it) it sets the shared stop flag
 and joins the helpers before ``on_done``. Node counts in ``info`` (``nodes``,
 ``nps``) are the sum over the threads, and ``go nodes N`` limits that sum: each
-thread gets ``N`` as its own limit, and the watcher sets the stop flag once the
-sum reaches ``N`` (it polls every ``NODE_POLL_MS``: a few thousand nodes late at most). With one thread nothing
+thread gets ``N`` as its own limit, and the threads count their nodes into the shared
+``stop`` array and set the stop flag once the sum reaches ``N`` (within one 1024-node poll
+per thread, however busy the machine; see ``search.core._tick``). With one thread nothing
 of this runs: the search is exactly the single-threaded one (``cardinal bench``
 is single-threaded).
 
@@ -60,7 +61,6 @@ from .tt import HASH_MIN_MB, HASH_MAX_MB, hashfull, tt_alloc
 
 MAX_MULTIPV = 5
 THREADS_MIN, THREADS_MAX = 1, 64   # search threads (UCI Threads / XBoard cores)
-NODE_POLL_MS = 2.0   # with helpers and a node limit, the watcher sums the threads' nodes this often
 # Stockfish's helper-depth skip pattern (helper i skips a depth when
 # ((depth + game ply + PHASE[i]) // SIZE[i]) is odd), so the helpers spread over the depths.
 SKIP_SIZE = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4)
@@ -83,7 +83,7 @@ class SearchState:
         self.counter = np.zeros(C.CMH_SIZE, dtype=np.int32)
         self.capt = np.zeros((C.CMH_SIZE, 16), dtype=np.int16)
         self.info = np.zeros(C.INFO_SIZE, dtype=np.int64)
-        self.stop = np.zeros(1, dtype=np.int64)
+        self.stop = np.zeros(3, dtype=np.int64)   # flag, shared node limit, nodes towards it (search.core)
         self.excl = np.zeros(8, dtype=np.int32)
         self.ws = np.zeros(WS_SIZE, dtype=np.int32)
         self.gen = 0
@@ -184,7 +184,6 @@ class Searcher:
         self._run_threads = 1          # the thread count of the running (or last) search
         self._helper_states = []       # one SearchState per helper thread, kept between searches
         self._helpers = []             # (thread, state) of the running (or last) search's helpers
-        self._node_limit = None        # go nodes N with helpers: the watcher stops the sum at N
         self._last_score = None        # the last move's root score (time management), None after ucinewgame
         if not HASH_MIN_MB <= hash_mb <= HASH_MAX_MB:
             raise ValueError(f"hash size {hash_mb!r} MiB out of range {HASH_MIN_MB}..{HASH_MAX_MB}")
@@ -286,7 +285,9 @@ class Searcher:
         self._progress = None
         self._run_threads = self._threads
         self._helpers = []
-        self._node_limit = limits.nodes if (self._run_threads > 1 and limits.nodes) else None
+        # go nodes N with helpers: the limit is on the sum over the threads, counted in the search
+        st.stop[1] = limits.nodes if (self._run_threads > 1 and limits.nodes) else 0
+        st.stop[2] = 0
         work = pos.copy()
         # Locals, not attributes, are started: a fast search whose on_done starts the next
         # search replaces self._thread/self._watch before this call returns.
@@ -328,11 +329,6 @@ class Searcher:
             wait = 50.0
             if hard is not None and not self._pondering:
                 wait = min(wait, max(0.5, hard - el))
-            nl = self._node_limit
-            if nl is not None:   # helpers run: the node limit is on the sum over the threads
-                if sum(self._thread_nodes()) >= nl:
-                    st.stop[0] = 1
-                wait = min(wait, NODE_POLL_MS)
             if el >= next_info:
                 prog = self._progress
                 if prog is not None:
@@ -435,6 +431,7 @@ class Searcher:
             self._stop_helpers()
         except Exception as e:
             print(f"info string search error: {e!r}", file=sys.stderr)
+        self._state.stop[1] = 0   # the shared node limit was this search's: direct iterate() calls have none
         try:
             self._wait_for_release()
         finally:
