@@ -25,9 +25,9 @@ Features (per side, white minus black):
     the centre per type, pawn rank and central pawns, king rank, centre distance
     and centre files, knight ranks beyond the middle, rook on the 7th (9th in
     grand); and a free piece-square table per type (files folded, so left-right
-    symmetric), which the tuner fits on top of those terms. These are folded into piece-square tables ``EV_PST_MG/EG`` so the
-    search adds one table entry per piece; :func:`eval_features` expands them
-    again from the basis table ``EV_PB``.
+    symmetric), which the tuner fits on top of those terms. These are folded into
+    piece-square tables ``EV_PST_MG/EG`` so the search adds one table entry per
+    piece; :func:`eval_features` expands them again from the basis table ``EV_PB``.
   * mobility per type (sliders: empty and enemy squares along rays; leapers:
     non-own squares), pieces within two squares of the enemy king per type, and
     squares of the enemy king zone (the king's square and its neighbours) each

@@ -100,7 +100,13 @@ def test_two_threads_play_a_legal_move_and_report_the_summed_nodes(variant, fen,
     assert not helper_threads_alive()     # joined before on_done
 
 
-def test_node_limit_is_on_the_sum_over_the_threads():
+@pytest.mark.parametrize("watcher_asleep", [False, True])
+def test_node_limit_is_on_the_sum_over_the_threads(monkeypatch, watcher_asleep):
+    """``go nodes N`` with two threads stops the two together at N instead of each thread running
+    to its own N. The sum is counted in the search itself, so it holds with the watcher thread
+    asleep for the whole search too (as on a machine too busy to wake it)."""
+    if watcher_asleep:
+        monkeypatch.setattr(Searcher, "_watcher", lambda self, on_info, done: done.wait())
     n = 100_000
     pos = Position.from_fen(None, "grand")
     best, infos, s = search(pos, Limits(nodes=n), threads=2)
@@ -108,9 +114,8 @@ def test_node_limit_is_on_the_sum_over_the_threads():
     main, helper = s._thread_nodes()
     total = main + helper
     assert helper > 0
-    # the threads count their nodes into a shared sum and stop when it reaches n: within a
-    # 1024-node poll per thread (and a few nodes of unwinding), on a busy machine too, where a
-    # watcher thread polling the sum could wake late; without the sum each thread runs to its own n
+    # within a 1024-node poll per thread (and a few nodes of unwinding); without the sum each
+    # thread runs to its own n
     assert n <= total <= n + 8 * 1024, (main, helper)
 
 
@@ -229,17 +234,3 @@ def test_bench_smp_runs_and_refuses_bad_arguments():
         r = subprocess.run([sys.executable, "-m", "engine", "bench", "smp"] + bad, cwd=ROOT, capture_output=True,
                            text=True, timeout=120)
         assert r.returncode == 2 and r.stderr.startswith("error:"), (bad, r.stderr)
-
-
-def test_node_limit_on_the_sum_needs_no_watcher(monkeypatch):
-    """The sum over the threads is counted in the search itself: with the watcher thread asleep
-    for the whole search (as on a machine too busy to wake it), ``go nodes`` still stops the
-    two threads together at N instead of each thread running to its own N."""
-    monkeypatch.setattr(Searcher, "_watcher", lambda self, on_info, done: done.wait())
-    n = 100_000
-    pos = Position.from_fen(None, "grand")
-    best, infos, s = search(pos, Limits(nodes=n), threads=2)
-    assert best in pos.legal_moves()
-    main, helper = s._thread_nodes()
-    assert helper > 0
-    assert n <= main + helper <= n + 8 * 1024, (main, helper)
