@@ -5,7 +5,10 @@
 * ``soft``: the driver starts no new iteration after it (an iteration that
   starts later would rarely finish); ``hard``: a timer thread sets the stop flag
   then. ``None`` means no limit (depth/nodes/infinite/ponder searches).
-* ``movetime``: both are ``movetime - overhead``.
+* ``movetime``: ``soft`` is None and ``hard`` is ``movetime - overhead``: the search
+  thinks for the whole time it was given (UCI: "search exactly x mseconds"; Stockfish
+  applies no time management to ``movetime`` either), stopping early only with one legal
+  move or a mate proven well inside the horizon.
 * clock: with ``mtg`` = moves to go (``movestogo``, else 30 assumed; at least 1) and
   ``left = time - move_overhead`` (the overhead, GUI/OS lag, is kept in reserve)
   ``soft = left/mtg + 0.75*inc`` and ``hard = min(4*soft, left/3 + inc)`` (never about a third
@@ -34,7 +37,7 @@ def allocate(limits, side: int, move_overhead: int = MOVE_OVERHEAD_DEFAULT):
     """Return ``(soft_ms, hard_ms)`` (floats or None) for ``limits`` (:class:`search.driver.Limits`)."""
     if limits.movetime is not None:
         t = max(1.0, float(limits.movetime) - move_overhead)
-        return t, t
+        return None, t
     clock = limits.wtime if side == 0 else limits.btime
     if clock is None:   # only the other side's clock was sent: still play on a clock, never forever
         clock = limits.btime if side == 0 else limits.wtime

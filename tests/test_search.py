@@ -245,10 +245,29 @@ def test_allocate_bounds():
     soft, hard = allocate(Limits(wtime=1000, winc=10), 0, 30)
     assert 0 < soft <= hard < 1000 - 30
     soft, hard = allocate(Limits(movetime=500), 1, 30)
-    assert soft == hard == 470
+    assert soft is None and hard == 470     # movetime: no iteration rule, the whole time
     assert allocate(Limits(depth=5), 0, 30) == (None, None)
     soft, hard = allocate(Limits(wtime=5, winc=0), 0, 30)
     assert soft >= 1 and hard >= 1
+
+
+def test_movetime_thinks_for_the_whole_time(monkeypatch):
+    """``go movetime`` is not a clock: the search runs until the time is up (less the Move
+    Overhead) instead of asking the between-iterations rule, as a clocked search does. The
+    rule is replaced by one that always says stop, so only a clocked search stops early.
+    (A lower bound on the elapsed time: a busy machine only makes it longer.)"""
+    import search.driver as D
+    asked = []
+    monkeypatch.setattr(D, "next_iteration_ok", lambda *a: asked.append(a) and False)
+    s = Searcher(8)
+    s.move_overhead = 0
+    pos = Position.from_fen(None, "grand")
+    t0 = time.perf_counter()
+    best, _, _ = run(pos, Limits(movetime=700), s)
+    assert (time.perf_counter() - t0) * 1000 >= 690 and not asked
+    assert best in pos.legal_moves()
+    best, _, infos = run(pos, Limits(wtime=60000, btime=60000), s)     # the control: a clock asks
+    assert asked and best in pos.legal_moves() and max(i["depth"] for i in infos) == 1
 
 
 def test_next_iteration_spends_more_on_a_falling_score_or_a_changing_move():
@@ -436,7 +455,7 @@ def test_one_move_overhead_default():
     from search.timeman import MOVE_OVERHEAD_DEFAULT
     from engine.protocol.session import OVERHEAD_DEFAULT
     assert Searcher(1).move_overhead == OVERHEAD_DEFAULT == MOVE_OVERHEAD_DEFAULT
-    assert allocate(Limits(movetime=1000), 0) == (1000 - MOVE_OVERHEAD_DEFAULT,) * 2
+    assert allocate(Limits(movetime=1000), 0) == (None, 1000 - MOVE_OVERHEAD_DEFAULT)
 
 
 def test_quiet_ordering_uses_counter_move_and_continuation_history():

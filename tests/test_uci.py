@@ -557,14 +557,16 @@ def _run_until_bestmove(factory, commands: bytes):
     return status, out.getvalue().splitlines()
 
 
-def test_move_before_the_search_is_compiled(monkeypatch):
+@pytest.mark.parametrize("go", [b"go wtime 1000 btime 1000", b"go movetime 1000"])
+def test_move_before_the_search_is_compiled(monkeypatch, go):
     """A cold start on a machine too busy to finish the compile within the ping window:
     readyok comes once the rules core is loaded, and a move needed before the search is
     compiled is a quick one-ply choice (here the mate in one), announced on an error
-    line; once the search is ready it is used."""
+    line; once the search is ready it is used. (``movetime`` has no soft limit: the wait
+    is a share of its hard one.)"""
     release, made, factory = _slow_compile(monkeypatch, ping_wait=0.2)
     status, lines = _run_until_bestmove(factory, b"uci\nisready\nsetoption name UCI_Variant value chess\n"
-                                        b"position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo wtime 1000 btime 1000\n")
+                                        b"position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\n" + go + b"\n")
     assert status == [0]
     assert "uciok" in lines and "readyok" in lines
     assert "info string error: search still compiling (first start): playing a quick move" in lines
