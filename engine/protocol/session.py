@@ -286,8 +286,8 @@ class Backend:
         t0 = time.monotonic()
         try:
             soft, hard = allocate(limits, pos.turn, self.move_overhead)
-            share = soft if soft is not None else hard    # (movetime: no soft limit, the whole time)
-            budget = None if share is None or limits.infinite or limits.ponder else share * COMPILE_WAIT_SHARE / 1000.0
+            limit = soft if soft is not None else hard    # (movetime: no soft limit, the whole time)
+            budget = None if limit is None or limits.infinite or limits.ponder else limit * COMPILE_WAIT_SHARE / 1000.0
             while not self.ready.is_set() and not self._stop_wait.is_set():
                 if budget is not None and time.monotonic() - t0 >= budget:
                     break
