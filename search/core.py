@@ -293,13 +293,15 @@ def _capt_update(capt, pc, to, victim, bonus):
 
 @njit(cache=True, nogil=True)
 def _pick(moves, scores, i, n):
-    """Selection step: swap the best-scored move of [i, n) to i and return it."""
-    b = i
+    """Selection step: swap the best-scored move of [i, n) to i and return it (the first of
+    equal bests: the order depends on it). Two passes, the maximum (a reduction the compiler
+    vectorises) and then its first position, cost less than one pass tracking both."""
     bs = scores[i]
     for j in range(i + 1, n):
-        if scores[j] > bs:
-            bs = scores[j]
-            b = j
+        bs = max(bs, scores[j])
+    b = i
+    while scores[b] != bs:
+        b += 1
     if b != i:
         t = moves[i]
         moves[i] = moves[b]

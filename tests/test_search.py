@@ -595,3 +595,22 @@ def test_singular_search_excludes_its_move_and_stores_nothing():
     sc, best, ti = iterate(mate)
     assert best != mate and sc < C.MATE_BOUND and ti < 0
     assert st.info[C.I_SKIP] == mate      # the caller restores it (search step 9b)
+
+
+def test_pick_is_selection_with_the_first_best():
+    """The move picker's order on scores with many ties equals plain selection sort that takes the
+    first best and swaps it forward (the order the search, and so Bench, depends on)."""
+    from search.core import _pick
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        n = int(rng.integers(1, 90))
+        scores = rng.integers(-3, 4, n).astype(np.int32) * (1 << int(rng.integers(0, 28)))
+        moves = np.arange(100, 100 + n, dtype=np.int32)
+        want_m, want_s = list(moves), list(scores)
+        for i in range(n):
+            b = max(range(i, n), key=lambda j: (want_s[j], -j))
+            want_m[i], want_m[b] = want_m[b], want_m[i]
+            want_s[i], want_s[b] = want_s[b], want_s[i]
+        got = [int(_pick(moves, scores, i, n)) for i in range(n)]
+        assert got == [int(x) for x in want_m], trial
+        assert list(scores) == [int(x) for x in want_s], trial
