@@ -29,7 +29,8 @@ argument (split like a shell line, so ``cmd='python -m engine'`` and
 ``'option.Move Overhead=20'`` work): ``cmd`` (required; itself split like a
 shell line), ``proto`` (``uci`` or ``xboard``, default ``uci``), ``name``,
 ``dir`` (working directory), ``arg`` (extra argument, repeatable), the
-engine's own limits ``tc=``, ``st=``, ``depth=``, ``nodes=`` and
+engine's own limits ``tc=``, ``st=``, ``depth=``, ``nodes=`` (with no match
+limit at all, an engine with its own ``depth=``/``nodes=`` gets no clock) and
 ``option.NAME=VALUE`` (UCI ``setoption``, XBoard ``option NAME=VALUE``; an
 option the engine does not declare or refuses gives a warning). With no
 ``--engine`` Cardinal plays itself (this Python, ``-m engine``, from the same
@@ -84,6 +85,7 @@ class MatchConfig:
     variant: str = "chess"
     games: int = 2
     tc: TimeControl = field(default_factory=TimeControl)
+    tc_default: bool = False              # tc is the default clock (no --tc, --movetime, --depth or --nodes)
     concurrency: int = 1
     openings: list | None = None          # list of Opening; None = the variant's default (bench.openings.default_openings)
     pgn_path: str | None = None           # append each game as it finishes
@@ -169,8 +171,17 @@ def _overhead_warning(spec: EngineSpec, engine, tc: TimeControl) -> str | None:
 
 
 def _engine_tcs(cfg: MatchConfig) -> list:
-    """Each engine's time control: the match's with the engine's own limits over it."""
-    tcs = [cfg.tc.with_limits(s.limits) for s in cfg.engines]
+    """Each engine's time control: the match's with the engine's own limits over it. An engine
+    with its own ``depth=`` or ``nodes=`` and no ``tc=``/``st=`` plays without a clock when the
+    match set no limit at all (as ``--nodes`` without ``--tc``): a UCI engine told ``go nodes``
+    does not manage its time, so under the default clock it would lose on time."""
+    tcs = []
+    for s in cfg.engines:
+        tc = cfg.tc.with_limits(s.limits)
+        if cfg.tc_default and ("depth" in s.limits or "nodes" in s.limits) \
+                and "tc" not in s.limits and "st" not in s.limits:
+            tc.base, tc.inc = None, 0.0
+        tcs.append(tc)
     for s, tc in zip(cfg.engines, tcs):
         if tc.nodes and s.proto == "xboard":
             raise ValueError(f"engine {s.label!r}: a node limit needs a UCI engine (XBoard has no node limit)")
@@ -594,7 +605,8 @@ def _parser() -> argparse.ArgumentParser:
                          "(once: that engine against Cardinal; none: Cardinal against itself)")
     ap.add_argument("--variant", default="chess", choices=VARIANTS)
     ap.add_argument("--games", type=int, default=2, help="number of games (default 2)")
-    ap.add_argument("--tc", default=None, help="time control base+inc in seconds (default 5+0.05)")
+    ap.add_argument("--tc", default=None, help="time control base+inc in seconds (default 5+0.05; "
+                    "none for an engine with its own depth= or nodes=)")
     ap.add_argument("--movetime", type=int, default=None, metavar="MS", help="fixed time per move in ms")
     ap.add_argument("--depth", type=int, default=None, help="fixed search depth in plies (alone or with --tc)")
     ap.add_argument("--nodes", type=int, default=None, metavar="N",
@@ -694,7 +706,8 @@ def config_from_args(argv: list[str]) -> MatchConfig:
     openings = load_openings(a.openings, a.variant) if a.openings else None
     sprt = stats.SPRT.parse(a.sprt) if a.sprt else None
     adj = Adjudication.parse(a.draw, a.resign)
-    return MatchConfig(engines=specs, variant=a.variant, games=a.games, tc=tc,
+    tc_default = a.tc is None and a.movetime is None and a.depth is None and a.nodes is None
+    return MatchConfig(engines=specs, variant=a.variant, games=a.games, tc=tc, tc_default=tc_default,
                        concurrency=a.concurrency, openings=openings, pgn_path=a.pgn, sprt=sprt,
                        timemargin_ms=a.timemargin, move_timeout=a.move_timeout,
                        handshake_timeout=a.handshake_timeout, ready_timeout=a.ready_timeout,

@@ -712,3 +712,20 @@ def test_adjudication_off_by_default_and_bad_arguments(tmp_path):
         assert rc == 2, argv
         assert err.startswith("error:"), (argv, err)
         assert "Traceback" not in err
+
+
+def test_own_node_limit_plays_without_the_default_clock():
+    """With no match limit, an engine with its own nodes= (or depth=) and no tc=/st= gets no clock:
+    told `go nodes` a UCI engine ignores the clock, so the default 5+0.05 would flag it. An explicit
+    --tc, or the engine's own tc=, still gives it a clock; the other engine keeps the default."""
+    def tcs(*argv):
+        return M._engine_tcs(M.config_from_args(list(argv)))
+    a, b = tcs("--engine", "cmd=x nodes=40000", "--engine", "cmd=y")
+    assert (a.base, a.nodes) == (None, 40000) and a.pgn() == "inf"
+    assert (b.base, b.inc, b.nodes) == (5.0, 0.05, None)
+    a, _ = tcs("--engine", "cmd=x depth=6", "--engine", "cmd=y")
+    assert (a.base, a.depth) == (None, 6)
+    a, _ = tcs("--engine", "cmd=x nodes=40000", "--engine", "cmd=y", "--tc", "10+0.1")
+    assert (a.base, a.inc, a.nodes) == (10.0, 0.1, 40000)
+    a, _ = tcs("--engine", "cmd=x nodes=40000 tc=3+0.03", "--engine", "cmd=y")
+    assert (a.base, a.inc, a.nodes) == (3.0, 0.03, 40000)
