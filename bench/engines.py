@@ -20,6 +20,7 @@ CECP counts ranks from 0 on 10-rank boards: :func:`cecp_from_uci` and
 from __future__ import annotations
 
 import collections
+import contextlib
 import importlib.util
 import os
 import queue
@@ -339,6 +340,30 @@ def kill_all() -> None:
         procs = list(_LIVE)
     for p in procs:
         p.kill()
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """Within the block, SIGTERM (``kill PID``, a job scheduler, a service manager) raises
+    ``KeyboardInterrupt`` in the main thread, so a long tool run stops as it does on Ctrl-C:
+    finished games kept, worker processes and engines ended, one line and exit 130.
+
+    Without it Python dies at once on SIGTERM and leaves its children running (pool
+    workers then fail writing a finished game to the dead parent). Off the main thread,
+    where a handler cannot be set, it does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _term(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, _term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def live_processes() -> int:

@@ -52,7 +52,6 @@ import hashlib
 import os
 import queue
 import shlex
-import signal
 import sys
 import threading
 import time
@@ -64,7 +63,8 @@ from tqdm import tqdm
 import variants as _variants
 from bench import journal, stats
 from bench.adjudication import Adjudication
-from bench.engines import HANDSHAKE_TIMEOUT, READY_TIMEOUT, EngineError, EngineSpec, kill_all
+from bench.engines import (HANDSHAKE_TIMEOUT, READY_TIMEOUT, EngineError, EngineSpec, kill_all,
+                           sigterm_as_interrupt)
 from bench.journal import now_iso
 from bench.openings import default_openings, default_openings_help, load_openings
 from bench.outputs import check_output_path
@@ -750,13 +750,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warning: {2 * cfg.concurrency} engine processes on {ncpu} CPU cores; engines will "
               "compete for time (lower --concurrency for fair clocks)", file=sys.stderr)
     cfg_stdout = not cfg.pgn_path
-    old = None
-    if threading.current_thread() is threading.main_thread():
-        def _term(signum, frame):
-            raise KeyboardInterrupt
-        old = signal.signal(signal.SIGTERM, _term)
     try:
-        res = run_match(cfg)
+        with sigterm_as_interrupt():
+            res = run_match(cfg)
     except (EngineError, ValueError, ConnectionError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -767,9 +763,6 @@ def main(argv: list[str] | None = None) -> int:
         kill_all()
         print("interrupted", file=sys.stderr)
         return 130
-    finally:
-        if old is not None:
-            signal.signal(signal.SIGTERM, old)
     if cfg_stdout:
         tc = [t.pgn() for t in _engine_tcs(cfg)]
         for g in sorted(res.games, key=lambda g: g.round):

@@ -162,6 +162,13 @@ def _tune_check(a) -> str | None:
 
 
 def _tune(argv) -> int:
+    """``cardinal tune``; SIGTERM stops it as Ctrl-C does (finished games kept, exit 130)."""
+    from bench.engines import sigterm_as_interrupt
+    with sigterm_as_interrupt():
+        return _tune_steps(argv)
+
+
+def _tune_steps(argv) -> int:
     import os
     step = argv[0] if argv and argv[0] in ("datagen", "fit", "teacher", "pgn") else "all"
     rest = argv[1:] if step != "all" else argv

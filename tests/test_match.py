@@ -350,7 +350,10 @@ def test_unwritable_pgn_is_an_error_before_engines_start(tmp_path, capsys):
     assert not E.live_processes()
 
 
-def test_ctrl_c_keeps_pgn_and_kills_engines(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_keeps_pgn_and_kills_engines(tmp_path, sig):
+    """Ctrl-C, or SIGTERM (``kill PID``), mid-match: exit 130, the PGN's finished games kept
+    whole, every engine process ended."""
     fsf = _need(FSF, "fairy-stockfish")
     pgn = tmp_path / "int.pgn"
     env = dict(os.environ, PYTHONPATH=ROOT)
@@ -363,7 +366,7 @@ def test_ctrl_c_keeps_pgn_and_kills_engines(tmp_path):
     while time.monotonic() < deadline and (not pgn.exists() or "[Event" not in pgn.read_text()):
         time.sleep(0.1)
     time.sleep(0.3)
-    p.send_signal(signal.SIGINT)
+    p.send_signal(sig)
     out, _ = p.communicate(timeout=30)
     errf.seek(0)
     err = errf.read()
