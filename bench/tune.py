@@ -1129,14 +1129,18 @@ def default_score_k(header: dict | None) -> str:
 def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = DEFAULT_VAL,
         max_iter: int = DEFAULT_MAX_ITER, lam: float = DEFAULT_LAMBDA, l2: float = DEFAULT_L2,
         write: bool = True, progress: bool = False, score_k: str | None = None,
-        free: list[str] | None = None) -> TuneReport:
+        free: list[str] | None = None, val_data=None) -> TuneReport:
     """Texel-tune ``variant``'s weights on data file ``data`` (or a list of files, read as one
     data set: :func:`read_data`); write them (``out``, default
     ``variants/weights/<variant>.json``) unless ``write`` is False. ``score_k``: ``same`` (the
     score column's sigmoid uses K), ``fit`` (its own ``K_s``, fitted to the training results),
     None: :func:`default_score_k` of the file's header. ``free``: fit only the features whose
     names start with one of these prefixes (``["hanging_", "tempo"]``); the others keep their
-    weights (None: all the variant's features). Raises ``ValueError`` for a malformed or empty
+    weights (None: all the variant's features). ``val_data``: data file(s) whose positions are
+    the validation set, instead of a ``val`` fraction of ``data``'s games; positions of ``data``
+    with a FEN found there are dropped from training. Give games no fit has seen: a split of
+    ``data`` also holds out games that the starting weights may have been fitted on, which
+    flatters them. Raises ``ValueError`` for a malformed or empty
     data file, a bad ``score_k`` or ``free`` prefixes that match no feature of the variant,
     ``OSError``."""
     variant = _variants.get(variant).name
@@ -1147,15 +1151,23 @@ def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = 
         if not used.any():
             raise ValueError(f"--free {' '.join(prefixes)}: no feature of {variant} starts with that")
     paths = [data] if isinstance(data, (str, os.PathLike)) else list(data)
-    ds = read_data(paths, variant)
+    vpaths = [] if val_data is None else (
+        [val_data] if isinstance(val_data, (str, os.PathLike)) else list(val_data))
     label = " + ".join(str(p) for p in paths)
-    if len(ds.fens) == 0:
+    # validation files first: read as one data set, the duplicates dropped are training positions
+    n_vpos = len(read_data(vpaths, variant).fens) if vpaths else 0
+    ds = read_data(vpaths + paths, variant)
+    if vpaths and n_vpos == 0:
+        raise ValueError(f"{' + '.join(str(p) for p in vpaths)}: no positions of finished games")
+    if len(ds.fens) == n_vpos:
         raise ValueError(f"{label}: no positions of finished games")
+    if vpaths:
+        label += f" (validation: {' + '.join(str(p) for p in vpaths)})"
     t0 = time.perf_counter()
     F, phase = extract_features(variant, ds.fens, progress=progress)
     t_feat = time.perf_counter() - t0
     total = phase_total(variant)
-    vmask = split_by_game(ds.game, val, seed)
+    vmask = (np.arange(len(ds.fens)) < n_vpos) if vpaths else split_by_game(ds.game, val, seed)
     tmask = ~vmask
     mt = Model(F[tmask], phase[tmask], total)
     mv = Model(F[vmask], phase[vmask], total)
@@ -1189,15 +1201,20 @@ def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = 
     def r6(x):
         return None if x != x else round(float(x), 6)
     rep.meta = {"method": "Texel tuning, L-BFGS-B", "data": "+".join(os.path.basename(p) for p in paths),
-                "data_headers": [h or {} for h in ds.headers], "positions": rep.n_positions, "games": ds.games,
+                "data_headers": [h or {} for h in ds.headers[len(vpaths):]], "positions": rep.n_positions,
+                "games": ds.games,
                 "train_positions": rep.n_train, "val_positions": rep.n_val, "K": round(K, 6),
                 "score_k": score_k, "K_s": round(K_s, 6),
                 "loss_before": {"train": r6(before[0]), "val": r6(before[1])},
                 "loss_after": {"train": r6(after[0]), "val": r6(after[1])},
                 "free": list(free) if free is not None else "all",
-                "lambda": lam, "l2": l2, "val_fraction": val, "seed": seed, "max_iter": max_iter,
+                "lambda": lam, "l2": l2, "val_fraction": None if vpaths else val, "seed": seed,
+                "max_iter": max_iter,
                 "iterations": fr.iterations, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "commit": git_commit()}
+    if vpaths:
+        rep.meta["val_data"] = "+".join(os.path.basename(p) for p in vpaths)
+        rep.meta["val_data_headers"] = [h or {} for h in ds.headers[:len(vpaths)]]
     if write:
         write_weights(variant, new_mg, new_eg, rep.meta, path=out)
         rep.path = out or default_weights_path(variant)

@@ -132,6 +132,9 @@ def _tune_args(ap, step: str, T) -> None:
             ap.add_argument("--data", default=None, metavar="FILE", help="data file (default tune-data/<variant>.txt)")
         ap.add_argument("--out", default=None, metavar="FILE", help="weights file (default variants/weights/<variant>.json)")
         ap.add_argument("--val", type=float, default=None, help=f"validation fraction of the games (default {T.DEFAULT_VAL})")
+        ap.add_argument("--val-data", nargs="+", default=None, metavar="FILE",
+                        help="data file(s) held out as the validation set instead of a --val fraction "
+                        "(their positions are dropped from training); best: fresh games no fit has seen")
         ap.add_argument("--max-iter", type=int, default=None, help=f"L-BFGS-B iterations (default {T.DEFAULT_MAX_ITER})")
         ap.add_argument("--lambda", dest="lam", type=float, default=None,
                         help=f"target = lambda * result + (1 - lambda) * sigmoid(search score) (default {T.DEFAULT_LAMBDA})")
@@ -228,7 +231,7 @@ def _tune_steps(argv) -> int:
                         max_iter=a.max_iter or T.DEFAULT_MAX_ITER,
                         lam=T.DEFAULT_LAMBDA if a.lam is None else a.lam,
                         l2=T.DEFAULT_L2 if a.l2 is None else a.l2, progress=progress, score_k=a.score_k,
-                        free=a.free)
+                        free=a.free, val_data=a.val_data)
             T.print_report(rep)
     except (ValueError, OSError, KeyboardInterrupt) as e:
         return _tune_failed(e)

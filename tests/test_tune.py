@@ -648,12 +648,17 @@ def _data_file(path, games, header=None):
     return str(path)
 
 
+# four chess positions after one move each (f2 after two), and a chess data header
+_FOUR_FENS = ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+              "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+              "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1",
+              "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1")
+_CHESS_HEAD = {"variant": "chess", "nodes": 300, "seed": 1}
+
+
 def test_several_data_files_are_one_data_set(tmp_path):
-    f1 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
-    f2 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
-    f3 = "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1"
-    f4 = "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1"
-    head = {"variant": "chess", "nodes": 300, "seed": 1}
+    f1, f2, f3, f4 = _FOUR_FENS
+    head = dict(_CHESS_HEAD)
     a = _data_file(tmp_path / "a.txt", [(0, 1, [f1, f2]), (1, 0, [f3])], head)
     b = _data_file(tmp_path / "b.txt", [(0, 0.5, [f2, f4])], dict(head, seed=2))  # game 0 again; f2 again
     ds = T.read_data([a, b], "chess")
@@ -678,6 +683,35 @@ def test_several_data_files_are_one_data_set(tmp_path):
     assert [h["seed"] for h in meta["data_headers"]] == ["1", "2"]   # one header per file, as named
     r = run("tune", "fit", "--variant", "chess", "--data", a, c, "--out", str(tmp_path / "w.json"))
     assert r.returncode == 2 and "teacher" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_fit_validates_on_held_out_files(tmp_path):
+    """``--val-data``: the validation set is exactly those files' positions, and training
+    drops every position with a FEN found there (no leak through a repeated position)."""
+    f1, f2, f3, f4 = _FOUR_FENS
+    head = dict(_CHESS_HEAD)
+    a = _data_file(tmp_path / "a.txt", [(0, 1, [f1, f2]), (1, 0, [f3])], head)
+    v = _data_file(tmp_path / "v.txt", [(0, 0.5, [f2, f4])], dict(head, seed=7))
+    rep = T.fit("chess", a, val_data=v, write=False, max_iter=5, val=0.5)
+    assert (rep.n_val, rep.n_train, rep.g_val, rep.g_train) == (2, 2, 1, 2)   # f2, f4 | f1, f3
+    assert "validation: " in rep.data and rep.meta["val_data"] == "v.txt" and rep.meta["val_fraction"] is None
+    assert [h["seed"] for h in rep.meta["val_data_headers"]] == ["7"]
+    assert [h["seed"] for h in rep.meta["data_headers"]] == ["1"]
+    plain = T.fit("chess", a, write=False, max_iter=5, val=0.5)
+    assert plain.n_val + plain.n_train == 3 and "val_data" not in plain.meta
+    r = run("tune", "fit", "--variant", "chess", "--data", a, "--val-data", v, "--out", str(tmp_path / "w.json"),
+            "--max-iter", "5")
+    assert r.returncode == 0, r.stderr
+    assert "validation: 2 positions (1 games)" in r.stdout, r.stdout
+    with open(tmp_path / "w.json", encoding="utf-8") as fh:
+        meta = json.load(fh)["meta"]
+    assert meta["data"] == "a.txt" and meta["val_data"] == "v.txt" and meta["val_positions"] == 2
+    empty = tmp_path / "e.txt"
+    empty.write_text("")
+    r = run("tune", "fit", "--variant", "chess", "--data", a, "--val-data", str(empty))
+    assert r.returncode == 2 and "e.txt" in r.stderr and "Traceback" not in r.stderr
+    r = run("tune", "fit", "--variant", "chess", "--data", a, "--val-data", str(tmp_path / "missing.txt"))
+    assert r.returncode == 2 and "missing.txt" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_fit_only_the_free_features(tmp_path):
