@@ -822,6 +822,7 @@ class DataSet:
     duplicates: int = 0
     header: dict | None = None
     headers: list = field(default_factory=list)   # one header (dict or None) per file read, in order
+    file_positions: list = field(default_factory=list)   # positions kept from each file, in order
 
 
 def read_data(path, variant: str | None = None, dedup: bool = True) -> DataSet:
@@ -850,7 +851,8 @@ def read_data(path, variant: str | None = None, dedup: bool = True) -> DataSet:
         return DataSet([f for d in parts for f in d.fens], np.concatenate([d.result for d in parts]),
                        np.concatenate([d.score for d in parts]), np.concatenate([d.game for d in parts]),
                        np.concatenate([d.ply for d in parts]), sum(d.games for d in parts),
-                       sum(d.duplicates for d in parts), parts[0].header, [d.header for d in parts])
+                       sum(d.duplicates for d in parts), parts[0].header, [d.header for d in parts],
+                       [len(d.fens) for d in parts])
     return _read_one(path, variant, dedup, set())
 
 
@@ -899,7 +901,8 @@ def _read_one(path: str, variant: str | None, dedup: bool, seen: set) -> DataSet
                 raise ValueError(f"{path}:{n}: malformed line (expected 'P\\tfen\\tresult\\tscore\\tgame\\tply' "
                                  "or 'G\\tgame\\tresult...')") from None
     return DataSet(fens, np.array(res, dtype=np.float64), np.array(sc, dtype=np.float64),
-                   np.array(gm, dtype=np.int64), np.array(pl, dtype=np.int32), games, dups, header, [header])
+                   np.array(gm, dtype=np.int64), np.array(pl, dtype=np.int32), games, dups, header, [header],
+                   [len(fens)])
 
 
 def extract_features(variant: str, fens, progress: bool = False):
@@ -1126,6 +1129,11 @@ def default_score_k(header: dict | None) -> str:
     return "fit" if header and (header.get("teacher") or header.get("source") == "pgn") else "same"
 
 
+def _path_list(x) -> list:
+    """One path (``str`` or path-like) as a one-item list; any other iterable of paths as a list."""
+    return [x] if isinstance(x, (str, os.PathLike)) else list(x)
+
+
 def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = DEFAULT_VAL,
         max_iter: int = DEFAULT_MAX_ITER, lam: float = DEFAULT_LAMBDA, l2: float = DEFAULT_L2,
         write: bool = True, progress: bool = False, score_k: str | None = None,
@@ -1150,13 +1158,12 @@ def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = 
         used &= np.array([name.startswith(prefixes) for name in FEATURES], dtype=bool)
         if not used.any():
             raise ValueError(f"--free {' '.join(prefixes)}: no feature of {variant} starts with that")
-    paths = [data] if isinstance(data, (str, os.PathLike)) else list(data)
-    vpaths = [] if val_data is None else (
-        [val_data] if isinstance(val_data, (str, os.PathLike)) else list(val_data))
+    paths = _path_list(data)
+    vpaths = [] if val_data is None else _path_list(val_data)
     label = " + ".join(str(p) for p in paths)
     # validation files first: read as one data set, the duplicates dropped are training positions
-    n_vpos = len(read_data(vpaths, variant).fens) if vpaths else 0
     ds = read_data(vpaths + paths, variant)
+    n_vpos = sum(ds.file_positions[:len(vpaths)])
     if vpaths and n_vpos == 0:
         raise ValueError(f"{' + '.join(str(p) for p in vpaths)}: no positions of finished games")
     if len(ds.fens) == n_vpos:
