@@ -106,6 +106,7 @@ LMP_BASE = 3              # (a move ordered that late almost never refutes at lo
 SE_DEPTH = 6              # singular extension from this depth (Stockfish 11): shallower, the test costs too much
 SE_TT_SLACK = 3           # ... when the TT move's lower bound was searched at least depth - 3 deep
 SE_MARGIN = 2             # singular beta = TT score - 2 cp per ply of depth (Stockfish 11)
+R50_NO_TT_CUT = 90        # no TT cutoff from this fifty-move count on (Stockfish 12): the draw is near
 IIR_DEPTH = 4             # internal iterative reduction: without a TT move a node this deep is searched 1 ply less
 
 
@@ -123,12 +124,23 @@ LMR = _lmr_table()
 
 
 @njit(cache=True, nogil=True)
-def _score_from_tt(raw, ply):
-    """A TT score made relative to the root: mate scores are stored relative to their node."""
+def _score_from_tt(raw, ply, r50):
+    """A TT score made relative to the root: mate scores are stored relative to their node.
+
+    ``r50`` is the node's fifty-move counter (half-moves). A stored mate that needs more plies
+    than the fifty-move rule leaves (``r50`` + plies to mate > 100) may be a draw by then: it is
+    downgraded to ``MATE_BOUND`` (winning, but no proven mate), as Fairy-Stockfish 11.1's
+    ``value_from_tt(v, ply, r50c)``. Its bound there is ``99 - r50c``; here a mate on the
+    hundredth half-move still counts (checkmate takes precedence over the fifty-move draw), so
+    the bound is ``100 - r50``."""
     s = np.int64(raw)
     if s > MATE_BOUND:
+        if MATE - s > 100 - r50:
+            return np.int64(MATE_BOUND)
         s -= ply
     elif s < -MATE_BOUND:
+        if MATE + s > 100 - r50:
+            return np.int64(-MATE_BOUND)
         s += ply
     return s
 
@@ -164,14 +176,14 @@ def _static_eval(board, st, vt, ev, ws, tt, ti, info, ply):
 
 
 @njit(cache=True, nogil=True)
-def _tt_refined(tt, ti, static, ply):
+def _tt_refined(tt, ti, static, ply, r50):
     """The static eval ``static`` refined by the TT slot ``ti``'s score where its bound allows: a
     lower bound above the eval or an upper bound below it is a better guess of the position's
     value (Stockfish 11, search step 6 and qsearch). Used for pruning and stand pat; ``improving``
     and the TT's cached eval keep the plain static eval."""
     if ti < 0:
         return static
-    s = _score_from_tt(tt[ti].score, ply)
+    s = _score_from_tt(tt[ti].score, ply, r50)
     bnd = tt[ti].flag & 3
     if (s > static and (bnd & BOUND_LOWER) != 0) or (s < static and (bnd & BOUND_UPPER) != 0):
         return s
@@ -317,10 +329,18 @@ def _history_update(hist_h, pc, to, bonus):
 
 
 @njit(cache=True, nogil=True)
-def _is_draw(board, st, hist, vt, info, ply):
-    """50-move rule, insufficient material, repetition (2-fold inside the search, 3-fold with game history)."""
+def _is_draw(board, st, hist, vt, info, ply, moves):
+    """50-move rule, insufficient material, repetition (2-fold inside the search, 3-fold with game history).
+
+    Checkmate takes precedence over the fifty-move rule (FIDE Laws 9.3 and 5.1.1; Stockfish's
+    ``Position::is_draw``): at a counter of 100 or more the draw holds only if the side to move
+    is not in check or has a legal move; a mated side is left to the caller, which scores the
+    mate. The test generates this ply's moves into ``moves`` (only then: it is rare)."""
     if st[S_HALFMOVE] >= 100:
-        return True
+        if not in_check(board, st, vt):
+            return True
+        n0 = ply * MAX_MOVES
+        return gen_legal_checked(board, st, vt, moves, n0, np.int64(GEN_ALL), True) > n0
     if insufficient_material(board, st, vt):
         return True
     gp = st[S_PLY]
@@ -372,13 +392,13 @@ def qsearch(c, alpha, beta, ply, incheck):
         return 0
     if ply > info[I_SELDEPTH]:
         info[I_SELDEPTH] = ply
-    if _is_draw(board, st, hist, vt, info, ply):
+    if _is_draw(board, st, hist, vt, info, ply, moves):
         return 0
     # Step 1. TT probe: any stored draft (>= 0) answers a quiescence node (non-PV windows only)
     key = st[S_HASH]
     ti = tt_probe(tt, key)
     if ti >= 0 and beta - alpha == 1:
-        s = _score_from_tt(tt[ti].score, ply)
+        s = _score_from_tt(tt[ti].score, ply, st[S_HALFMOVE])
         bnd = tt[ti].flag & 3
         if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
             return s
@@ -389,7 +409,7 @@ def qsearch(c, alpha, beta, ply, incheck):
         return 0 if check else static
     stand = static
     if not check:
-        stand = _tt_refined(tt, ti, static, ply)
+        stand = _tt_refined(tt, ti, static, ply, st[S_HALFMOVE])
         if stand >= beta:
             if ti < 0:
                 # remember the stand-pat bound and the eval (revisits skip evaluate)
@@ -491,7 +511,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     key = st[S_HASH]
     # Step 1. Draws by rule and mate-distance pruning (not at the root: the root must return a move)
     if not root:
-        if _is_draw(board, st, hist, vt, info, ply):
+        if _is_draw(board, st, hist, vt, info, ply, moves):
             return 0
         if ply >= info[I_MAXPLY] - 1:
             return qsearch(c, alpha, beta, ply, incheck)
@@ -503,7 +523,8 @@ def search(c, alpha, beta, depth, ply, incheck):
             beta = b
         if alpha >= beta:
             return alpha
-    # Step 2. Transposition table probe (cutoff in non-PV nodes)
+    # Step 2. Transposition table probe (cutoff in non-PV nodes; none once the fifty-move counter
+    # reaches R50_NO_TT_CUT, as Stockfish 12: the stored result may not hold this close to the draw)
     ttm = 0
     skipm = info[I_SKIP + ply]    # a singular-extension search of this node without that move
     ti = tt_probe(tt, key)
@@ -511,8 +532,8 @@ def search(c, alpha, beta, depth, ply, incheck):
         ttm = tt[ti].move
         if ttm == skipm:
             ttm = 0
-        if not pv_node and skipm == 0 and tt[ti].depth >= depth:
-            s = _score_from_tt(tt[ti].score, ply)
+        if not pv_node and skipm == 0 and tt[ti].depth >= depth and st[S_HALFMOVE] < R50_NO_TT_CUT:
+            s = _score_from_tt(tt[ti].score, ply, st[S_HALFMOVE])
             bnd = tt[ti].flag & 3
             if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
                 return s
@@ -525,7 +546,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     # position is drifting and pruning/reductions below can be bolder
     improving = ply < 2 or static > info[I_EVAL + ply - 2]
     # the eval the pruning steps below judge by: the static eval refined by the TT score
-    pe = static if check else _tt_refined(tt, ti, static, ply)
+    pe = static if check else _tt_refined(tt, ti, static, ply, st[S_HALFMOVE])
     # Step 3b. Internal iterative reduction: no TT move means this node was never searched (or failed
     # low); a shallower search here is cheap and fills the TT with a move for the next iteration
     if ttm == 0 and depth >= IIR_DEPTH and not check and skipm == 0:
@@ -650,7 +671,7 @@ def search(c, alpha, beta, depth, ply, incheck):
         # refute this node and it is cut at once (multi-cut)
         if stage == 1 and depth >= SE_DEPTH and not root and skipm == 0 and ply < 2 * info[I_ROOTDEPTH] \
                 and ti >= 0 and tt[ti].key == key and (tt[ti].flag & BOUND_LOWER) != 0 and tt[ti].depth >= depth - SE_TT_SLACK:
-            tts = _score_from_tt(tt[ti].score, ply)
+            tts = _score_from_tt(tt[ti].score, ply, st[S_HALFMOVE])
             if -MATE_BOUND < tts < MATE_BOUND:
                 sbeta = tts - SE_MARGIN * depth
                 info[I_SKIP + ply] = m
