@@ -119,3 +119,45 @@ def test_only_the_jit_module_imports_numba():
                 if any(n == "numba" or n.startswith("numba.") for n in names):
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not offenders, offenders
+
+
+PURE_PYTHON = ("search/driver.py", "search/timeman.py", "search/limits.py", "engine/rules/position.py",
+               "engine/rules/fen.py", "engine/rules/notation.py")
+COMPILED = ("search/eval.py", "search/core.py", "search/tt.py", "engine/rules/movegen.py",
+            "engine/rules/layout.py")   # layout: the constants the kernels freeze
+
+
+def _edit(path, line="\n# edited\n"):
+    with open(path, "a") as f:
+        f.write(line)
+
+
+def test_the_key_covers_compiled_code_and_its_constants_only(tmp_path):
+    """Editing a module that only calls the kernels keeps the key (and the compiled cache); editing
+    a module with compiled code or the constants it freezes selects a new one."""
+    src = _tree(tmp_path)
+    h0 = _probe(src)[0]
+    for rel in PURE_PYTHON:
+        _edit(src / rel)
+        assert _probe(src)[0] == h0, f"editing {rel} (pure Python) changed the cache key"
+    for rel in COMPILED:
+        _edit(src / rel)
+        h1 = _probe(src)[0]
+        assert h1 != h0, f"editing {rel} did not change the cache key"
+        h0 = h1
+
+
+def test_the_key_is_derived_not_listed(tmp_path):
+    """A new module counts when compiled code uses one of its names (a frozen constant), and not
+    when only pure-Python code imports it: the key follows the sources, not a list."""
+    src = _tree(tmp_path)
+    (src / "engine" / "rules" / "extra_const.py").write_text("EXTRA = 5\n")
+    (src / "search" / "extra_helper.py").write_text("def helper():\n    return 1\n")
+    _edit(src / "engine" / "rules" / "see.py",
+          "\nfrom .extra_const import EXTRA\n\n\n@njit(cache=True)\ndef _extra():\n    return EXTRA\n")
+    _edit(src / "search" / "driver.py", "\nfrom .extra_helper import helper  # noqa\n")
+    h0 = _probe(src)[0]
+    _edit(src / "search" / "extra_helper.py")
+    assert _probe(src)[0] == h0
+    (src / "engine" / "rules" / "extra_const.py").write_text("EXTRA = 6\n")
+    assert _probe(src)[0] != h0

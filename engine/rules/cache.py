@@ -2,12 +2,21 @@
 
 numba keys a cached function by its own source file only, but a cached caller
 embeds the compiled code of every callee it inlined (the search embeds the move
-generator, evaluation and TT code). A change to a callee's file would leave the
-caller's cache stale. So Cardinal gives numba one cache directory per *source
-hash*: the SHA-1 of every ``.py`` file of the packages numba compiles or reads
-constants from (``engine/rules``, ``search``, ``variants``) and of numba's
-version. Any change to any of them selects a new, empty directory; nothing can
-go stale, and no list of functions has to be kept by hand.
+generator, evaluation and TT code) and freezes the module-level constants it
+reads (layout offsets, tables). A change to a callee's file or to a constant would
+leave the caller's cache stale. So Cardinal gives numba one cache directory per
+*compiled-source hash*: the SHA-1 of every module that numba compiles or reads
+constants from, and of the numba, llvmlite and numpy versions. Any change to any
+of them selects a new, empty directory; nothing can go stale.
+
+Which modules count is derived from the sources, not kept by hand
+(:func:`find_compiled_modules`): every module of the packages with an ``@njit``
+or ``@intrinsic`` function, and every package module whose names those use in
+compiled code or at module level, transitively (where frozen constants come
+from). Pure-Python modules that only *call* the kernels (the search driver,
+time management, limits, ``Position``, FEN, SAN) are not in the key: editing
+them keeps the compiled cache. The list is remembered (``compiled-modules.json``
+beside the cache directories) while no source file changes.
 
 The directory (chosen by :func:`configure`, which must run before numba is
 imported; :mod:`engine.rules.jit` does that):
@@ -31,44 +40,230 @@ of compiling the same code again).
 """
 from __future__ import annotations
 
+import ast
 import contextlib
 import hashlib
+import json
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]      # the directory holding engine/, search/, variants/
-HASHED_DIRS = ("engine/rules", "search", "variants")
+PACKAGES = ("engine", "search", "variants", "bench")   # where compiled code and its constants may live
 WARM_MARKER = "warm"
 LOCK_FILE = "compile.lock"
 _USER_PREFIX = "cardinal-"
 _LOCAL_PREFIX = "numba-"
-
 _state: dict = {}
 _lock = threading.Lock()   # configure() may be called from the warm-up thread and the main thread
 
 
-def _numba_version() -> str:
+def _version(dist: str) -> str:
     try:
         from importlib.metadata import version
-        return version("numba")
+        return version(dist)
     except Exception:   # metadata missing (unusual install): the sources still key the cache
         return "?"
 
 
+def _module_path(name: str) -> Path | None:
+    """``engine.rules.layout`` -> its ``.py`` file under :data:`ROOT` (module or package), or None."""
+    if name.split(".")[0] not in PACKAGES:
+        return None
+    base = ROOT.joinpath(*name.split("."))
+    for cand in (base.with_suffix(".py"), base / "__init__.py"):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _package_of(path: Path) -> list[str]:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return parts[:-1]        # a package's __init__ is its own package; a module's is its folder
+
+
+def _is_compiled(fn: ast.AST) -> bool:
+    """A function numba compiles: decorated ``@njit``, ``@njit(...)``, ``@intrinsic`` (or numba.*)."""
+    for d in getattr(fn, "decorator_list", ()):
+        d = d.func if isinstance(d, ast.Call) else d
+        name = d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", "")
+        if name in ("njit", "jit", "intrinsic"):
+            return True
+    return False
+
+
+def _statements(body):
+    """Every statement of ``body`` and of the blocks nested in it, except the bodies of compiled
+    functions (they import nothing); not expressions: cheap."""
+    for node in body:
+        yield node
+        if not _is_compiled(node):
+            for f in ("body", "orelse", "finalbody", "handlers"):
+                yield from _statements(getattr(node, f, ()))
+
+
+def _bindings(tree: ast.Module, path: Path) -> dict[str, str]:
+    """Local name -> the package module it denotes or comes from (``from X import a`` binds ``a``
+    to ``X.a`` if that is a module, else to ``X``), for imports at any level of ``tree``."""
+    out: dict[str, str] = {}
+    for node in _statements(tree.body):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                pkg = _package_of(path)
+                pkg = pkg[:len(pkg) - node.level + 1]
+                base = ".".join(pkg + ([base] if base else []))
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                is_module = (ROOT.joinpath(*sub.split(".")).with_suffix(".py").is_file()
+                             or (ROOT.joinpath(*sub.split(".")) / "__init__.py").is_file())
+                out[a.asname or a.name] = sub if is_module else base
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+    return out
+
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_COMMENT = re.compile(r"#[^'\"]*$")                    # a trailing comment without quotes
+_DECORATED = re.compile(r"^\s*@(?:numba\.)?(?:njit|jit|intrinsic)\b", re.M)   # cheap test before parsing
+
+
+def _fingerprint() -> str:
+    """SHA-1 of every package ``.py`` file's path, size and modification time (a stat each: ~1 ms)."""
+    h = hashlib.sha1()
+    stack = [str(ROOT / pkg) for pkg in PACKAGES]
+    while stack:
+        d = stack.pop()
+        try:
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+        except OSError:
+            continue
+        for e in entries:
+            if e.name == "__pycache__":
+                continue
+            if e.is_dir(follow_symlinks=False):
+                stack.append(e.path)
+            elif e.name.endswith(".py"):
+                st = e.stat()
+                h.update(f"{e.path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def _memo_path() -> Path:
+    """Where :func:`compiled_modules` remembers its answer: beside the cache directories (the
+    user's ``NUMBA_CACHE_DIR``, or ``engine/__pycache__``), never in the sources otherwise."""
+    user = os.environ.get("NUMBA_CACHE_DIR", "")
+    if user:
+        base = Path(user)
+        if base.name.startswith((_USER_PREFIX, _LOCAL_PREFIX)):     # inherited from a parent process
+            base = base.parent
+        return base / "compiled-modules.json"
+    return ROOT / "engine" / "__pycache__" / "compiled-modules.json"
+
+
+
+def compiled_modules() -> list[Path]:
+    """:func:`find_compiled_modules`, remembered across processes in ``engine/__pycache__`` while
+    no package file changes size or modification time (parsing the sources takes ~40 ms, a
+    start-up cost; the check ~1 ms). The memo lives beside the cache directories
+    (:func:`_memo_path`); where it cannot be written, the sources are parsed at every start."""
+    fp = _fingerprint()
+    memo_path = _memo_path()
+    try:
+        memo = json.loads(memo_path.read_text())
+        if memo.get("fingerprint") == fp:
+            return [ROOT / p for p in memo["modules"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    mods = find_compiled_modules()
+    with contextlib.suppress(OSError):
+        memo_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = memo_path.with_name(f".{memo_path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps({"fingerprint": fp, "modules": [str(p.relative_to(ROOT)) for p in mods]}))
+        os.replace(tmp, memo_path)
+    return mods
+
+
+def find_compiled_modules() -> list[Path]:
+    """The ``.py`` files the numba cache depends on (sorted by path), derived from the sources:
+
+    * every module of :data:`PACKAGES` with a compiled function (``@njit``, ``@intrinsic``);
+    * every package module whose names those modules use in a compiled function or at module
+      level (frozen constants and the code that computes them), and transitively the modules
+      *their* module-level code uses.
+
+    Functions that numba does not compile (and what only they import) do not count, so editing
+    the search driver, time management, ``Position``, FEN or SAN keeps the cache. A name counts
+    as used if it occurs in the statement's source text (a superset of the real uses: safe).
+    Raises nothing: an unreadable or unparsable file counts through its bytes only."""
+    parsed: dict[Path, tuple] = {}
+
+    def parse(p: Path):
+        if p not in parsed:
+            try:
+                text = p.read_text(encoding="utf-8")
+                parsed[p] = (ast.parse(text, str(p)), text.splitlines())
+            except (OSError, SyntaxError, ValueError):
+                parsed[p] = (None, [])
+        return parsed[p]
+
+    seeds = []
+    for pkg in PACKAGES:
+        for p in sorted((ROOT / pkg).rglob("*.py")) if (ROOT / pkg).is_dir() else ():
+            try:
+                text = p.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if "__pycache__" not in p.parts and _DECORATED.search(text):
+                tree = parse(p)[0]
+                if tree is not None and any(_is_compiled(n) for n in tree.body):   # (kernels are top-level)
+                    seeds.append(p)
+    seen: set[Path] = set()
+    todo = list(seeds)
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        tree, lines = parse(p)
+        if tree is None:
+            continue
+        # module-level statements (not plain functions, classes, imports or docstrings) and compiled functions
+        nodes = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                                               ast.Import, ast.ImportFrom, ast.Expr))]
+        nodes += [n for n in tree.body if isinstance(n, ast.FunctionDef) and _is_compiled(n)]
+        used = set()
+        for n in nodes:
+            skip = range(0)
+            doc = n.body[0] if isinstance(n, ast.FunctionDef) and n.body else None
+            if isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str):
+                skip = range(doc.lineno, doc.end_lineno + 1)      # the docstring's lines
+            for i in range(n.lineno, n.end_lineno + 1):
+                if i not in skip:
+                    used.update(_NAME.findall(_COMMENT.sub("", lines[i - 1])))
+        binds = _bindings(tree, p)
+        for name in used & binds.keys():
+            q = _module_path(binds[name])
+            if q is not None and q not in seen:
+                todo.append(q)
+    return sorted(seen)
+
+
 def source_hash() -> str:
-    """First 16 hex digits of the SHA-1 over the hashed packages' ``.py`` files (path and
-    bytes, sorted by path) and numba's version. Raises nothing; ~1 ms."""
+    """First 16 hex digits of the SHA-1 over the compiled modules' files (path and bytes,
+    sorted by path, :func:`compiled_modules`) and the numba, llvmlite and numpy versions.
+    Raises nothing; about 20 ms."""
     if "hash" not in _state:
-        h = hashlib.sha1(_numba_version().encode())
-        for d in HASHED_DIRS:
-            for p in sorted((ROOT / d).glob("*.py")):
-                h.update(str(p.relative_to(ROOT)).encode())
-                try:
-                    h.update(p.read_bytes())
-                except OSError:
-                    pass
+        h = hashlib.sha1(" ".join(_version(d) for d in ("numba", "llvmlite", "numpy")).encode())
+        for p in compiled_modules():
+            h.update(str(p.relative_to(ROOT)).encode())
+            try:
+                h.update(p.read_bytes())
+            except OSError:
+                pass
         _state["hash"] = h.hexdigest()[:16]
     return _state["hash"]
 
