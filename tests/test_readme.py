@@ -1,5 +1,6 @@
 """README.md promises: two one-line set-up commands, CI runs exactly the test command,
-the user-facing sections exist, and the Python example runs."""
+the user-facing sections exist, the Python example runs, and every `cardinal` command names
+a real sub-command and real flags."""
 import contextlib
 import io
 import os
@@ -16,7 +17,7 @@ def _readme():
 def _quick_start_commands():
     text = _readme()
     section = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    return [line.strip() for line in section.splitlines() if line.startswith("    ") and line.strip()]
+    return _code_lines(section)
 
 
 def test_exactly_two_single_line_setup_commands():
