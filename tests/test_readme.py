@@ -1,6 +1,6 @@
 """README.md promises: two one-line set-up commands, CI runs exactly the test command,
-the user-facing sections exist, the Python example runs, and every `cardinal` command names
-a real sub-command and real flags."""
+the user-facing sections exist, the Python example runs, every `cardinal` command names a
+real sub-command and real flags, and the links to its sections resolve."""
 import contextlib
 import io
 import os
@@ -181,3 +181,14 @@ def test_readme_command_check_catches_mistakes():
     assert "nosuchbench" in problems[1]
     assert "--no-such-flag" in problems[2]
     assert "--no-such-option" in problems[3]
+
+
+def test_readme_links_to_its_sections_resolve():
+    """Every `(#anchor)` link (the contents line, the commands table) names a heading,
+    slugged as GitHub does (lower case, punctuation dropped, spaces to hyphens)."""
+    text = _readme()
+    prose = re.sub(r"^\s*```.*?^\s*```", "", text, flags=re.S | re.M)   # not the code blocks' `# ...`
+    slugs = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+             for h in re.findall(r"^#{1,6} (.+)$", prose, re.M)}
+    links = set(re.findall(r"\]\(#([^)]+)\)", text))
+    assert links and links <= slugs, sorted(links - slugs)
