@@ -291,6 +291,7 @@ def test_watch_follows_a_pgn_and_its_journal(client, tmp_path):
         m = ws.receive_json()
         assert (m["games"], m["first"], m["wins"], m["draws"], m["losses"]) == (1, "A", 0, 0, 1)
         assert m["current"]["moves"] == ["f3", "e5", "g4", "Qh4#"] and m["current"]["result"] == "0-1"
+        assert m["current"]["start_fen"] == variants.get("chess").start_fen     # for the move numbers
         assert m["series"][0]["elo_plot"] == -800.0 and m["error_infinite"]
         with open(pgn, "a") as fh:
             fh.write(game.format(r=2, w="B", b="A", res="0-1"))

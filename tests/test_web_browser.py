@@ -300,6 +300,50 @@ def test_watch_a_running_match(driver, server, shots, tmp_path):
     driver.save_screenshot(os.path.join(shots, "watch-match.png"))
 
 
+BLACK_FIRST = """[Event "m"]
+[Round "1"]
+[White "A"]
+[Black "B"]
+[Result "*"]
+[FEN "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 7"]
+[SetUp "1"]
+
+7... e5 8. Nf3 Nc6 *
+"""
+
+
+def test_move_numbers_when_black_moves_first_on_watch_and_play(driver, server, tmp_path):
+    """A game that starts with Black to move is numbered ``7... e5 8. Nf3 Nc6`` on the Watch
+    page and in the Play page's move list alike (one function, static/notation.js)."""
+    url, _ = server
+    viewport(driver, 1280, 800)
+    pgn = tmp_path / "black-first.pgn"
+    pgn.write_text(BLACK_FIRST)
+    want = ["7...", "e5", "8.", "Nf3", "Nc6"]
+    open_page(driver, url, variant="chess", side="both")
+    driver.find_element(By.ID, "tab-watch").click()
+    driver.find_element(By.ID, "watch-path").send_keys(str(pgn))
+    driver.find_element(By.ID, "btn-watch").click()
+    wait(driver, lambda x: x.find_element(By.ID, "watch-moves").text.strip(), "the watched game's moves")
+    assert driver.find_element(By.ID, "watch-moves").text.split() == want
+    driver.find_element(By.ID, "tab-play").click()
+    driver.find_element(By.CSS_SELECTOR, "#pgn-box summary").click()
+    driver.execute_script("document.getElementById('pgn').value = arguments[0]", BLACK_FIRST)
+    driver.find_element(By.ID, "btn-pgn-load").click()
+    wait(driver, lambda x: len(x.find_elements(By.CSS_SELECTOR, "#movelist .mv")) == 3, "three moves listed")
+    assert driver.execute_script("return [...document.querySelectorAll('#movelist span')]"
+                                 ".map(e => e.textContent.trim())") == want
+    # the shared function itself: White first, Black first, a later move number
+    got = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "import('/static/notation.js').then(m => done(["
+        "  m.movesText(null, ['e4', 'e5', 'Nf3']),"
+        "  m.movesText('10/10/10/10/10/10/10/10/10/10 b - - 0 1', ['d7', 'Qxj8', 'a5']),"
+        "  m.movesText('8/8/8/8/8/8/8/8 w - - 3 12', ['Kd2', 'Kd7']),"
+        "  m.movesText('8/8/8/8/8/8/8/8 b - - 3 12', [])]))")
+    assert got == ["1. e4 e5 2. Nf3", "1... d7 2. Qxj8 a5", "12. Kd2 Kd7", ""]
+
+
 def test_phone_width_has_no_horizontal_scrolling(driver, server, shots):
     url, _ = server
     viewport(driver, 390, 844)

@@ -1,5 +1,6 @@
 // Cardinal browser board: play and analyse against the engine; watch a match.
 import { Board } from "./board.js";
+import { numberMoves } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 import { startWatch } from "./watch.js";
 
@@ -143,21 +144,17 @@ function renderBoard() {
 function renderMoves() {
   const st = app.state, el = $("movelist");
   el.innerHTML = "";
-  const [, turn, , , , full] = st.start_fen.split(" ");
-  let num = parseInt(full, 10) || 1, black = turn === "b";
-  st.moves.forEach((san, i) => {
-    if (!black || i === 0) {
+  for (const { ply, san, num } of numberMoves(st.start_fen, st.moves)) {
+    if (num) {
       const n = document.createElement("span");
-      n.className = "num"; n.textContent = black ? `${num}...` : `${num}.`;
+      n.className = "num"; n.textContent = num;
       el.appendChild(n);
     }
     const s = document.createElement("span");
-    s.className = "mv" + (i + 1 === app.viewPly ? " current" : "");
-    s.dataset.ply = i + 1; s.textContent = san;
+    s.className = "mv" + (ply === app.viewPly ? " current" : "");
+    s.dataset.ply = ply; s.textContent = san;
     el.appendChild(s); el.appendChild(document.createTextNode(" "));
-    if (black) num++;
-    black = !black;
-  });
+  }
   if (st.result) {
     const r = document.createElement("span"); r.className = "result"; r.textContent = " " + st.result;
     el.appendChild(r);
