@@ -361,6 +361,38 @@ def test_phone_width_has_no_horizontal_scrolling(driver, server, shots):
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
+PHONE = (375, 812)
+
+
+def test_phone_coordinates_do_not_cover_pieces(driver, server):
+    """At phone width (grand, 10x10: squares of about 32 px) the rank and file labels sit
+    outside the board: none overlaps a piece, the corner ones ("10", "1", "a", "j") included,
+    also with the board flipped, and none leaves the screen."""
+    url, _ = server
+    viewport(driver, *PHONE)
+    try:
+        open_page(driver, url, variant="grand", side="both")
+        for flipped in (False, True):
+            if flipped:
+                driver.find_element(By.ID, "btn-flip").click()
+            labels, pieces, width = driver.execute_script(
+                "const R = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };"
+                "return [[...document.querySelectorAll('#board .coord-rank, #board .coord-file')]"
+                "          .map(e => [e.textContent, e.closest('.sq').dataset.sq, R(e)]),"
+                "        [...document.querySelectorAll('#board .piece')].map(e => [e.closest('.sq').dataset.sq, R(e)]),"
+                "        window.innerWidth]")
+            assert len(labels) == 20 and len(pieces) == 40
+            for text, sq, (l1, t1, r1, b1) in labels:
+                assert 0 <= l1 and r1 <= width, (text, sq, l1, r1)
+                for psq, (l2, t2, r2, b2) in pieces:
+                    overlap = min(r1, r2) - max(l1, l2) > 0 and min(b1, b2) - max(t1, t2) > 0
+                    assert not overlap, f"label {text!r} of {sq} overlaps the piece on {psq} (flipped: {flipped})"
+            assert {text for text, _, _ in labels} >= {"10", "1", "a", "j"}
+            assert piece(driver, "a10") == "bR" and piece(driver, "a1") == "wR"    # corner pieces to cover
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
 def test_move_round_trip_and_start_time(driver, server, tmp_path):
     """Click -> engine reply shown, minus the engine's own thinking time (reported, not bounded)."""
     url, first_page = server
