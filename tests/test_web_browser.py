@@ -42,6 +42,7 @@ def _need(path, package):
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
@@ -389,6 +390,36 @@ def test_phone_coordinates_do_not_cover_pieces(driver, server):
                     assert not overlap, f"label {text!r} of {sq} overlaps the piece on {psq} (flipped: {flipped})"
             assert {text for text, _, _ in labels} >= {"10", "1", "a", "j"}
             assert piece(driver, "a10") == "bR" and piece(driver, "a1") == "wR"    # corner pieces to cover
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_bad_fen_stays_in_the_box_with_its_error_at_phone_width(driver, server):
+    """A FEN the server rejects stays in the box as typed, marked invalid, with the reason
+    under it (the message at the top is out of sight on a phone); a good one replaces it."""
+    url, _ = server
+    viewport(driver, *PHONE)
+    try:
+        open_page(driver, url, variant="grand", side="both")
+        driver.find_element(By.CSS_SELECTOR, "#fen-box summary").click()
+        box = driver.find_element(By.ID, "fen")
+        bad = "r8r/1nbqkcabn1/pppppppppp/10/10 w - - 0 1"
+        box.clear()
+        box.send_keys(bad)
+        driver.find_element(By.ID, "btn-fen").click()
+        wait(driver, lambda x: "board field" in x.find_element(By.ID, "message").text, "the FEN error")
+        assert box.get_attribute("value") == bad
+        assert box.get_attribute("aria-invalid") == "true"
+        note = driver.find_element(By.ID, "fen-error")
+        assert note.is_displayed() and note.text.startswith("bad FEN: board field")
+        assert piece(driver, "e3") == "wP"                  # the game is kept
+        good = "k9/10/10/10/10/10/10/10/10/K9 w - - 0 1"
+        box.send_keys(Keys.CONTROL, "a")
+        box.send_keys(good, Keys.ENTER)
+        wait(driver, lambda x: piece(x, "a1") == "wK", "the new position")
+        assert box.get_attribute("value") == good
+        assert box.get_attribute("aria-invalid") is None
+        assert not driver.find_element(By.ID, "fen-error").is_displayed()
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
