@@ -424,6 +424,46 @@ def test_bad_fen_stays_in_the_box_with_its_error_at_phone_width(driver, server):
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
+OUTLINES = """
+const size = arguments[0], done = arguments[arguments.length - 1];
+import('/static/pieces.js').then(async (m) => {
+  const outline = (letter) => new Promise((ok, fail) => {
+    const img = new Image();
+    img.onload = () => {
+      const c = document.createElement('canvas'); c.width = c.height = size;
+      const g = c.getContext('2d'); g.drawImage(img, 0, 0, size, size);
+      const px = g.getImageData(0, 0, size, size).data;
+      ok(Array.from({ length: size * size }, (_, i) => px[4 * i + 3] > 127));
+    };
+    img.onerror = () => fail(letter);
+    img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(m.pieceSVG(letter));
+  });
+  const out = {};
+  for (const t of 'PNBRQKCAcapnbrqk') out[t] = await outline(t);
+  done(out);
+}).catch((e) => done(String(e)));
+"""
+
+
+def test_every_piece_has_its_own_outline_at_phone_size(driver, server):
+    """Drawn at the size of a phone's square (32 px), every piece type's outline differs from
+    every other's in at least a fifth of its pixels: the marshal and cardinal from each other,
+    and from the rook and bishop they were once drawn as (with an emblem inside, the same outline)."""
+    url, _ = server
+    viewport(driver, 1280, 800)
+    open_page(driver, url)
+    masks = driver.execute_async_script(OUTLINES, 32)
+    assert isinstance(masks, dict), masks
+    for color in (str.upper, str.lower):
+        types = [color(t) for t in "PNBRQKCA"]
+        for i, a in enumerate(types):
+            for b in types[i + 1:]:
+                ma, mb = masks[a], masks[b]
+                union = sum(x or y for x, y in zip(ma, mb))
+                differ = sum(x != y for x, y in zip(ma, mb)) / union
+                assert differ >= 0.2, f"{a} and {b} outlines differ in only {differ:.0%} of their pixels"
+
+
 def test_move_round_trip_and_start_time(driver, server, tmp_path):
     """Click -> engine reply shown, minus the engine's own thinking time (reported, not bounded)."""
     url, first_page = server
