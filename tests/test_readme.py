@@ -60,3 +60,21 @@ def test_python_example_runs():
     printed = out.getvalue().splitlines()
     assert printed[0] == "Nc7 b9c7"
     assert re.match(r"^[a-j]\d{1,2}[a-j]\d{1,2}[a-z]?$", printed[-1]), printed[-1]
+
+
+def test_readme_variant_list_matches_the_uci_variant_option():
+    """The README's "Cardinal lists ..." sentence names exactly the UCI_Variant choices that
+    ``uci`` prints (a GUI such as Cute Chess offers only what the engine lists)."""
+    from tests.engine_proc import EngineProcess
+    text = " ".join(_readme().split())
+    m = re.search(r"Cardinal lists ((?:`[^`]+`(?:, | and ))+`[^`]+`)", text)
+    assert m, "README.md: no 'Cardinal lists `...`' sentence"
+    readme = re.findall(r"`([^`]+)`", m.group(1))
+    e = EngineProcess()
+    try:
+        e.send("uci")
+        line = e.expect(r"option name UCI_Variant type combo .*", 60)[-1]   # printed before uciok
+    finally:
+        e.close()
+    listed = re.findall(r" var (\S+)", line)
+    assert len(readme) == len(set(readme)) and set(readme) == set(listed), (readme, listed)
