@@ -38,6 +38,22 @@ def ensure_warm_cache(timeout: float = 600.0) -> None:
     _warm.append(True)
 
 
+SLOW_LOAD_S = 2.0   # how long slow_loading_searcher's warm-up sleeps first
+
+
+def slow_loading_searcher(hash_mb: int):
+    """The real Searcher, whose warm-up first sleeps :data:`SLOW_LOAD_S` seconds: a warm numba
+    cache loading on a busy machine. For ``CARDINAL_SEARCHER=tests.engine_proc:slow_loading_searcher``."""
+    from search.driver import Searcher   # in the engine's warm-up thread
+
+    class SlowLoading(Searcher):
+        def warm_up(self):
+            time.sleep(SLOW_LOAD_S)
+            return super().warm_up()
+
+    return SlowLoading(hash_mb=hash_mb)
+
+
 class EngineProcess:
     """A running engine (the checkout's sources); ``lines`` keeps every stdout line read, in order."""
 

@@ -192,3 +192,21 @@ def test_readme_links_to_its_sections_resolve():
              for h in re.findall(r"^#{1,6} (.+)$", prose, re.M)}
     links = set(re.findall(r"\]\(#([^)]+)\)", text))
     assert links and links <= slugs, sorted(links - slugs)
+
+
+def test_readme_variant_list_matches_the_uci_variant_option():
+    """The README's "Cardinal lists ..." sentence names exactly the UCI_Variant choices that
+    ``uci`` prints (a GUI such as Cute Chess offers only what the engine lists)."""
+    from tests.engine_proc import EngineProcess
+    text = " ".join(_readme().split())
+    m = re.search(r"Cardinal lists ((?:`[^`]+`(?:, | and ))+`[^`]+`)", text)
+    assert m, "README.md: no 'Cardinal lists `...`' sentence"
+    readme = re.findall(r"`([^`]+)`", m.group(1))
+    e = EngineProcess()
+    try:
+        e.send("uci")
+        line = e.expect(r"option name UCI_Variant type combo .*", 60)[-1]   # printed before uciok
+    finally:
+        e.close()
+    listed = re.findall(r" var (\S+)", line)
+    assert len(readme) == len(set(readme)) and set(readme) == set(listed), (readme, listed)

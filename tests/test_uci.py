@@ -509,15 +509,17 @@ def test_run_in_process_with_injected_searcher():
 
 
 
-def _slow_compile(monkeypatch, ping_wait):
+def _slow_compile(monkeypatch, ping_wait, warm=False):
     """A searcher whose compile (``warm_up``) lasts until ``release`` is set, with the
-    session's handshake wait cut to 0 and its ping wait to ``ping_wait`` seconds.
+    session's handshake wait cut to 0 and its ping wait to ``ping_wait`` seconds, on a
+    cold numba cache (``warm``: a warm one, which loads instead of compiling).
     Returns ``(release, made, factory)``: ``factory(hash_mb)`` builds one and appends
     it to ``made``."""
     import threading as th
     from engine.protocol import session
     monkeypatch.setattr(session, "HANDSHAKE_WAIT", 0.0)
     monkeypatch.setattr(session, "PING_WAIT", ping_wait)
+    monkeypatch.setattr(session._cache, "is_warm", lambda: warm)
     release = th.Event()
 
     class SlowToCompile(FakeSearcher):
@@ -590,6 +592,53 @@ def test_stop_during_the_compile_is_a_quick_move_without_an_error(monkeypatch):
     assert not any("error" in ln for ln in lines), lines
     assert made and not made[0].started
     release.set()
+
+
+def test_go_right_after_uci_waits_for_a_warm_cache_load(monkeypatch):
+    """A warm cache loads in about a second: a ``go movetime 300`` sent right after ``uci``
+    (no ``isready``) waits for the load, however much longer than the move time it takes,
+    and then searches with at least half its move time; no quick move, no error."""
+    import threading as th
+    release, made, make = _slow_compile(monkeypatch, ping_wait=10.0, warm=True)
+
+    def factory(hash_mb):
+        th.Timer(0.5, release.set).start()      # the load ends half a second later
+        return make(hash_mb)
+
+    status, lines = _run_until_bestmove(factory, b"uci\nposition startpos\ngo movetime 300\n")
+    assert status == [0]
+    assert not any("error" in ln for ln in lines), lines
+    assert len(made[0].started) == 1
+    assert made[0].started[0].movetime >= 150
+    assert lines[-1].startswith("bestmove ")
+
+
+def test_a_warm_cache_load_that_never_ends_still_gives_a_move(monkeypatch):
+    """The wait for a warm load is bounded (by the ping wait): past it, a quick move."""
+    release, made, factory = _slow_compile(monkeypatch, ping_wait=0.2, warm=True)
+    status, lines = _run_until_bestmove(factory, b"uci\nposition fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\n"
+                                        b"go movetime 300\n")
+    assert status == [0]
+    assert "info string error: search still loading from the numba cache: playing a quick move" in lines
+    assert lines[-1] == "bestmove a1a8"
+    assert made and not made[0].started
+    release.set()
+
+
+def test_go_without_isready_on_a_warm_cache_searches():
+    """End to end, on a warm cache whose load is slowed down (a busy machine): ``uci`` and at
+    once ``position startpos`` and ``go movetime 300``: the move comes from a real search."""
+    ensure_warm_cache()
+    e = EngineProcess(env={"CARDINAL_SEARCHER": "tests.engine_proc:slow_loading_searcher"})
+    try:
+        e.send("uci", "position startpos", "go movetime 300")
+        lines = e.expect(r"bestmove .*", 60)
+    finally:
+        code = e.close()
+    assert not any("error" in ln or "quick move" in ln for ln in lines), lines
+    depths = [int(m.group(1)) for m in map(INFO_RE.fullmatch, lines) if m]
+    assert depths and max(depths) > 1, lines
+    assert code == 0
 
 
 def test_search_waits_for_the_compile_when_the_clock_allows(monkeypatch):

@@ -291,6 +291,7 @@ def test_watch_follows_a_pgn_and_its_journal(client, tmp_path):
         m = ws.receive_json()
         assert (m["games"], m["first"], m["wins"], m["draws"], m["losses"]) == (1, "A", 0, 0, 1)
         assert m["current"]["moves"] == ["f3", "e5", "g4", "Qh4#"] and m["current"]["result"] == "0-1"
+        assert m["current"]["start_fen"] == variants.get("chess").start_fen     # for the move numbers
         assert m["series"][0]["elo_plot"] == -800.0 and m["error_infinite"]
         with open(pgn, "a") as fh:
             fh.write(game.format(r=2, w="B", b="A", res="0-1"))
@@ -381,6 +382,41 @@ def test_serve_cli_checks_arguments_and_warns_off_loopback():
     finally:
         p.kill()
         p.wait()
+
+
+def test_serve_on_a_busy_port_is_a_one_line_error():
+    import socket
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "engine", "serve", "--port", str(port)], cwd=root,
+                           capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr == f"error: cannot listen on 127.0.0.1:{port}: address already in use\n"
+    assert r.stdout == ""
+
+
+def test_serve_reports_a_failed_uvicorn_start_in_one_line(monkeypatch, capsys):
+    """Should uvicorn still fail to start on the bound sockets, its error log line and its
+    exit become one ``error:`` line and status 2."""
+    import logging
+    import sys
+    import uvicorn
+    from engine.web import server
+
+    async def failing_startup(self, sockets=None):
+        logging.getLogger("uvicorn.error").error("[Errno 24] Too many open files")
+        sys.exit(3)
+
+    monkeypatch.setattr(uvicorn.Server, "startup", failing_startup)
+    assert server.main(["--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot start the browser board on 127.0.0.1:")
+    assert err.endswith(": [Errno 24] Too many open files\n") and err.count("\n") == 1, err
 
 
 def test_engine_moves_first_when_the_human_plays_black(client):

@@ -42,6 +42,7 @@ def _need(path, package):
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
@@ -300,6 +301,50 @@ def test_watch_a_running_match(driver, server, shots, tmp_path):
     driver.save_screenshot(os.path.join(shots, "watch-match.png"))
 
 
+BLACK_FIRST = """[Event "m"]
+[Round "1"]
+[White "A"]
+[Black "B"]
+[Result "*"]
+[FEN "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 7"]
+[SetUp "1"]
+
+7... e5 8. Nf3 Nc6 *
+"""
+
+
+def test_move_numbers_when_black_moves_first_on_watch_and_play(driver, server, tmp_path):
+    """A game that starts with Black to move is numbered ``7... e5 8. Nf3 Nc6`` on the Watch
+    page and in the Play page's move list alike (one function, static/notation.js)."""
+    url, _ = server
+    viewport(driver, 1280, 800)
+    pgn = tmp_path / "black-first.pgn"
+    pgn.write_text(BLACK_FIRST)
+    want = ["7...", "e5", "8.", "Nf3", "Nc6"]
+    open_page(driver, url, variant="chess", side="both")
+    driver.find_element(By.ID, "tab-watch").click()
+    driver.find_element(By.ID, "watch-path").send_keys(str(pgn))
+    driver.find_element(By.ID, "btn-watch").click()
+    wait(driver, lambda x: x.find_element(By.ID, "watch-moves").text.strip(), "the watched game's moves")
+    assert driver.find_element(By.ID, "watch-moves").text.split() == want
+    driver.find_element(By.ID, "tab-play").click()
+    driver.find_element(By.CSS_SELECTOR, "#pgn-box summary").click()
+    driver.execute_script("document.getElementById('pgn').value = arguments[0]", BLACK_FIRST)
+    driver.find_element(By.ID, "btn-pgn-load").click()
+    wait(driver, lambda x: len(x.find_elements(By.CSS_SELECTOR, "#movelist .mv")) == 3, "three moves listed")
+    assert driver.execute_script("return [...document.querySelectorAll('#movelist span')]"
+                                 ".map(e => e.textContent.trim())") == want
+    # the shared function itself: White first, Black first, a later move number
+    got = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "import('/static/notation.js').then(m => done(["
+        "  m.movesText(null, ['e4', 'e5', 'Nf3']),"
+        "  m.movesText('10/10/10/10/10/10/10/10/10/10 b - - 0 1', ['d7', 'Qxj8', 'a5']),"
+        "  m.movesText('8/8/8/8/8/8/8/8 w - - 3 12', ['Kd2', 'Kd7']),"
+        "  m.movesText('8/8/8/8/8/8/8/8 b - - 3 12', [])]))")
+    assert got == ["1. e4 e5 2. Nf3", "1... d7 2. Qxj8 a5", "12. Kd2 Kd7", ""]
+
+
 def test_phone_width_has_no_horizontal_scrolling(driver, server, shots):
     url, _ = server
     viewport(driver, 390, 844)
@@ -315,6 +360,108 @@ def test_phone_width_has_no_horizontal_scrolling(driver, server, shots):
         driver.save_screenshot(os.path.join(shots, "phone-390x844.png"))
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+PHONE = (375, 812)
+
+
+def test_phone_coordinates_do_not_cover_pieces(driver, server):
+    """At phone width (grand, 10x10: squares of about 32 px) the rank and file labels sit
+    outside the board: none overlaps a piece, the corner ones ("10", "1", "a", "j") included,
+    also with the board flipped, and none leaves the screen."""
+    url, _ = server
+    viewport(driver, *PHONE)
+    try:
+        open_page(driver, url, variant="grand", side="both")
+        for flipped in (False, True):
+            if flipped:
+                driver.find_element(By.ID, "btn-flip").click()
+            labels, pieces, width = driver.execute_script(
+                "const R = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };"
+                "return [[...document.querySelectorAll('#board .coord-rank, #board .coord-file')]"
+                "          .map(e => [e.textContent, e.closest('.sq').dataset.sq, R(e)]),"
+                "        [...document.querySelectorAll('#board .piece')].map(e => [e.closest('.sq').dataset.sq, R(e)]),"
+                "        window.innerWidth]")
+            assert len(labels) == 20 and len(pieces) == 40
+            for text, sq, (l1, t1, r1, b1) in labels:
+                assert 0 <= l1 and r1 <= width, (text, sq, l1, r1)
+                for psq, (l2, t2, r2, b2) in pieces:
+                    overlap = min(r1, r2) - max(l1, l2) > 0 and min(b1, b2) - max(t1, t2) > 0
+                    assert not overlap, f"label {text!r} of {sq} overlaps the piece on {psq} (flipped: {flipped})"
+            assert {text for text, _, _ in labels} >= {"10", "1", "a", "j"}
+            assert piece(driver, "a10") == "bR" and piece(driver, "a1") == "wR"    # corner pieces to cover
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_bad_fen_stays_in_the_box_with_its_error_at_phone_width(driver, server):
+    """A FEN the server rejects stays in the box as typed, marked invalid, with the reason
+    under it (the message at the top is out of sight on a phone); a good one replaces it."""
+    url, _ = server
+    viewport(driver, *PHONE)
+    try:
+        open_page(driver, url, variant="grand", side="both")
+        driver.find_element(By.CSS_SELECTOR, "#fen-box summary").click()
+        box = driver.find_element(By.ID, "fen")
+        bad = "r8r/1nbqkcabn1/pppppppppp/10/10 w - - 0 1"
+        box.clear()
+        box.send_keys(bad)
+        driver.find_element(By.ID, "btn-fen").click()
+        wait(driver, lambda x: "board field" in x.find_element(By.ID, "message").text, "the FEN error")
+        assert box.get_attribute("value") == bad
+        assert box.get_attribute("aria-invalid") == "true"
+        note = driver.find_element(By.ID, "fen-error")
+        assert note.is_displayed() and note.text.startswith("bad FEN: board field")
+        assert piece(driver, "e3") == "wP"                  # the game is kept
+        good = "k9/10/10/10/10/10/10/10/10/K9 w - - 0 1"
+        box.send_keys(Keys.CONTROL, "a")
+        box.send_keys(good, Keys.ENTER)
+        wait(driver, lambda x: piece(x, "a1") == "wK", "the new position")
+        assert box.get_attribute("value") == good
+        assert box.get_attribute("aria-invalid") is None
+        assert not driver.find_element(By.ID, "fen-error").is_displayed()
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+OUTLINES = """
+const size = arguments[0], done = arguments[arguments.length - 1];
+import('/static/pieces.js').then(async (m) => {
+  const outline = (letter) => new Promise((ok, fail) => {
+    const img = new Image();
+    img.onload = () => {
+      const c = document.createElement('canvas'); c.width = c.height = size;
+      const g = c.getContext('2d'); g.drawImage(img, 0, 0, size, size);
+      const px = g.getImageData(0, 0, size, size).data;
+      ok(Array.from({ length: size * size }, (_, i) => px[4 * i + 3] > 127));
+    };
+    img.onerror = () => fail(letter);
+    img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(m.pieceSVG(letter));
+  });
+  const out = {};
+  for (const t of 'PNBRQKCAcapnbrqk') out[t] = await outline(t);
+  done(out);
+}).catch((e) => done(String(e)));
+"""
+
+
+def test_every_piece_has_its_own_outline_at_phone_size(driver, server):
+    """Drawn at the size of a phone's square (32 px), every piece type's outline differs from
+    every other's in at least a fifth of its pixels: the marshal and cardinal from each other,
+    and from the rook and bishop they were once drawn as (with an emblem inside, the same outline)."""
+    url, _ = server
+    viewport(driver, 1280, 800)
+    open_page(driver, url)
+    masks = driver.execute_async_script(OUTLINES, 32)
+    assert isinstance(masks, dict), masks
+    for color in (str.upper, str.lower):
+        types = [color(t) for t in "PNBRQKCA"]
+        for i, a in enumerate(types):
+            for b in types[i + 1:]:
+                ma, mb = masks[a], masks[b]
+                union = sum(x or y for x, y in zip(ma, mb))
+                differ = sum(x != y for x, y in zip(ma, mb)) / union
+                assert differ >= 0.2, f"{a} and {b} outlines differ in only {differ:.0%} of their pixels"
 
 
 def test_move_round_trip_and_start_time(driver, server, tmp_path):

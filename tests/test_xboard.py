@@ -12,7 +12,7 @@ import time
 import pytest
 
 from engine import __version__
-from tests.engine_proc import EngineProcess
+from tests.engine_proc import EngineProcess, ensure_warm_cache
 
 READY_TIMEOUT = 180.0
 THINK_RE = re.compile(r"(\d+) (-?\d+) (\d+) (\d+)( \S+)*")
@@ -384,6 +384,23 @@ def test_level_time_maps_to_clock(eng):
     e.send("go")
     move_of(e.expect(r"move .*", 5))
     assert time.monotonic() - t0 < 1.5          # 2 s for 40 moves: well under a second per move
+
+
+def test_go_before_a_warm_cache_has_loaded_searches():
+    """A warm cache whose load is slowed down (a busy machine), and ``go`` at once, with no
+    ``protover 2`` (whose ``feature done=1`` would wait for the load) and no ``ping``: the
+    engine waits for the load and searches (thinking output past depth 1), no quick move."""
+    ensure_warm_cache()
+    e = EngineProcess(env={"CARDINAL_SEARCHER": "tests.engine_proc:slow_loading_searcher"})
+    try:
+        e.send("xboard", "new", "post", "st 1", "go")
+        lines = e.expect(r"move \S+", 60)
+    finally:
+        code = e.close()
+    assert not any("error" in ln.lower() or "quick move" in ln for ln in lines), lines
+    depths = [int(ln.split()[0]) for ln in lines if THINK_RE.fullmatch(ln)]
+    assert depths and max(depths) > 1, lines
+    assert code == 0
 
 
 def test_ping_while_on_move_is_a_barrier():

@@ -33,7 +33,10 @@ machine with every core busy), :meth:`Backend.wait_ping` answers once the rules
 core is loaded and :data:`PING_WAIT` seconds have passed, and a search asked for
 before the search is compiled waits for it as long as its clock allows (the wait
 is taken off the clock), then plays a quick one-ply move (:func:`quick_move`):
-a weak first move rather than a forfeit on a ping or clock timeout.
+a weak first move rather than a forfeit on a ping or clock timeout. A search
+asked for while a warm cache is still loading (a ``go`` right after ``uci``,
+with no ``isready`` between) waits for the load and searches: the quick move is
+only for a compile that cannot end in time (see ``_compile_wait_budget``).
 """
 from __future__ import annotations
 
@@ -285,9 +288,7 @@ class Backend:
     def _search_when_ready(self, pos, limits, on_info, on_done) -> None:
         t0 = time.monotonic()
         try:
-            soft, hard = allocate(limits, pos.turn, self.move_overhead)
-            limit = soft if soft is not None else hard    # (movetime: no soft limit, the whole time)
-            budget = None if limit is None or limits.infinite or limits.ponder else limit * COMPILE_WAIT_SHARE / 1000.0
+            budget = self._compile_wait_budget(pos, limits)
             while not self.ready.is_set() and not self._stop_wait.is_set():
                 if budget is not None and time.monotonic() - t0 >= budget:
                     break
@@ -300,12 +301,32 @@ class Backend:
                     s.stop()
                 return
             if not self._stop_wait.is_set():   # (a stop or quit asked for a move now: no error)
-                self.out_error("search still compiling (first start): playing a quick move")
+                self.out_error("search still compiling (first start): playing a quick move" if self.cold
+                               else "search still loading from the numba cache: playing a quick move")
             on_done(quick_move(pos), None)
         except Exception:
             log_exception("search after the compile")
             legal = pos.legal_moves()
             on_done(legal[0] if legal else None, None)
+
+    def _compile_wait_budget(self, pos, limits) -> float | None:
+        """Seconds a search asked for before the warm-up is done may wait for it (``None``: as
+        long as it takes). A cold compile (15-35 s) may take a share of the move's time; a warm
+        cache loads in about a second, so the search waits for it (at most :data:`PING_WAIT`
+        seconds, and on a clock at most a share of what is left of it) and then searches."""
+        if limits.infinite or limits.ponder:
+            return None
+        soft, hard = allocate(limits, pos.turn, self.move_overhead)
+        limit = soft if soft is not None else hard    # (movetime: no soft limit, the whole time)
+        if limit is None:
+            return None                                # depth, nodes, mate: no clock to lose on
+        cold_budget = limit * COMPILE_WAIT_SHARE / 1000.0
+        if self.cold:
+            return cold_budget
+        clock = None if limits.movetime is not None else (limits.wtime if pos.turn == 0 else limits.btime)
+        if clock is None:
+            return max(cold_budget, PING_WAIT)
+        return max(cold_budget, min(PING_WAIT, (clock - self.move_overhead) * COMPILE_WAIT_SHARE / 1000.0))
 
     def make_limits(self, **kw):
         """A :class:`search.limits.Limits` (times in ms)."""
@@ -379,12 +400,15 @@ def eval_table(pos) -> list[str]:
 
 def _minus_elapsed(limits, ms: float, side: int):
     """``limits`` with ``ms`` (time spent waiting) taken off the clock of ``side`` (0 white,
-    1 black) and off the move time."""
+    1 black) and off the move time; a move time keeps at least the share of it that the
+    wait may not take (:data:`COMPILE_WAIT_SHARE`), so the search still searches."""
     kw = {}
-    for k in ("wtime" if side == 0 else "btime", "movetime"):
-        v = getattr(limits, k)
-        if v is not None:
-            kw[k] = max(0, int(v - ms))
+    k = "wtime" if side == 0 else "btime"
+    v = getattr(limits, k)
+    if v is not None:
+        kw[k] = max(0, int(v - ms))
+    if limits.movetime is not None:
+        kw["movetime"] = max(int(limits.movetime * (1.0 - COMPILE_WAIT_SHARE)), int(limits.movetime - ms), 0)
     return dataclasses.replace(limits, **kw)
 
 

@@ -10,8 +10,8 @@ Chess and Fairy-Stockfish send. Implemented:
   longer for ``uciok`` than for ``readyok``: Cute Chess 35 s against 15 s).
 * ``isready`` -> ``readyok`` once the engine can search (blocks on the
   warm-up; during a search it answers at once).
-* ``setoption name N [value V]``: ``UCI_Variant`` (chess, standard = chess,
-  grand, knightrelay; anything else -> ``info string error: unsupported variant X
+* ``setoption name N [value V]``: ``UCI_Variant`` (chess, standard and normal = chess,
+  grand, knightrelay, capablanca; anything else -> ``info string error: unsupported variant X
   (known: ...)``), ``Hash`` (MiB), ``Threads`` (Lazy SMP search threads, 1..64), ``Move Overhead``
   (ms), ``Clear Hash``, ``Ponder``, ``MultiPV``, ``Skill Level``. Hash and Threads set during a
   search apply from the next search on.

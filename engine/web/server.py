@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 import os
+import socket
 import sys
 import threading
 import webbrowser
@@ -15,6 +17,63 @@ def _loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
+        return False
+
+
+def _hostport(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _why(e: OSError) -> str:
+    """``address already in use`` from ``[Errno 98] Address already in use``."""
+    text = e.strerror or str(e) or type(e).__name__
+    return text[:1].lower() + text[1:]
+
+
+def listen(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets on ``host``:``port``, for uvicorn: every address ``host`` resolves to
+    (as uvicorn would bind them), or with port 0 the first one only (one port to announce).
+    Binding here, before uvicorn starts, turns a busy port or an unknown host into an
+    ``OSError`` to report. Raises ``OSError`` (``socket.gaierror`` included)."""
+    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    socks: list[socket.socket] = []
+    seen = set()
+    try:
+        for family, kind, proto, _, addr in infos:
+            if (family, addr) in seen:
+                continue
+            seen.add((family, addr))
+            sock = socket.socket(family, kind, proto)
+            socks.append(sock)
+            if os.name == "posix":      # as asyncio: restart at once on a port left in TIME_WAIT
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6 and hasattr(socket, "IPPROTO_IPV6"):
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(addr)
+            sock.listen(2048)
+            if port == 0:
+                break
+    except BaseException:
+        for sock in socks:
+            sock.close()
+        raise
+    return socks
+
+
+class _HoldStartupErrors(logging.Filter):
+    """Holds back uvicorn's error log lines until the server has started: a failed start is
+    reported as one ``error:`` line instead."""
+
+    def __init__(self, server):
+        super().__init__()
+        self.server = server
+        self.held: list[str] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.server.started or record.levelno < logging.ERROR:
+            return True
+        msg = record.getMessage().strip()
+        self.held.append(msg.splitlines()[0] if msg else "")
         return False
 
 
@@ -51,31 +110,46 @@ def main(argv=None) -> int:
         print(f"error: cardinal serve needs the web extra ({e.name} is missing): "
               f"pip install 'cardinal-engine[web]'", file=sys.stderr)
         return 2
+    try:
+        socks = listen(a.host, a.port)
+    except OSError as e:
+        print(f"error: cannot listen on {_hostport(a.host, a.port)}: {_why(e)}", file=sys.stderr)
+        return 2
+    port = socks[0].getsockname()[1]
     if not _loopback(a.host):
         print(f"warning: bound to {a.host}: anyone who can reach this address can use the board and "
               f"start engines on this machine", file=sys.stderr)
     hosts = ["127.0.0.1", "localhost", "::1", "[::1]"] if _loopback(a.host) else None
     app = create_app(max_engines=a.max_engines, idle_timeout=a.idle_timeout, watch_path=a.watch,
                      allowed_hosts=hosts)
-    config = uvicorn.Config(app, host=a.host, port=a.port, log_level="warning", ws="auto")
+    config = uvicorn.Config(app, host=a.host, port=port, log_level="warning", ws="auto")
     server = uvicorn.Server(config)
+    held = _HoldStartupErrors(server)
+    logging.getLogger("uvicorn.error").addFilter(held)
 
     def announce():
-        # uvicorn binds before it sets `started`; print the real port (--port 0).
+        # the address once uvicorn serves on the sockets (the real port with --port 0)
         import time
         while not server.started and not server.should_exit:
             time.sleep(0.02)
         if server.started:
-            port = server.servers[0].sockets[0].getsockname()[1] if server.servers else a.port
-            host = a.host if ":" not in a.host else f"[{a.host}]"
-            url = f"http://{host}:{port}/"
+            url = f"http://{_hostport(a.host, port)}/"
             print(f"Cardinal browser board at {url} (Ctrl-C to stop)", flush=True)
             if a.open:
                 webbrowser.open(url)
 
     threading.Thread(target=announce, daemon=True).start()
     try:
-        server.run()
+        server.run(sockets=socks)
     except KeyboardInterrupt:
         pass
+    except SystemExit as e:      # uvicorn exits when it cannot start (code 3)
+        if e.code in (0, None):
+            return 0
+        why = next((h for h in reversed(held.held) if h), f"uvicorn exited with status {e.code}")
+        print(f"error: cannot start the browser board on {_hostport(a.host, port)}: {why}", file=sys.stderr)
+        return 2
+    finally:
+        for sock in socks:
+            sock.close()
     return 0

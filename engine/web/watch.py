@@ -90,12 +90,13 @@ def summary(pgn_text: str, journal: list[dict]) -> dict:
             fen, error = None, str(e)
         try:
             v = variants.get(cur.variant)
-            size = (v.width, v.height)
+            size, start_fen = (v.width, v.height), cur.start_fen or v.start_fen
         except KeyError:
-            size = (8, 8)
+            size, start_fen = (8, 8), cur.start_fen
+        # start_fen: the move numbers ("1... d7 2. Qxj8" when Black moves first)
         current = {"width": size[0], "height": size[1], "white": cur.tags.get("White", "?"), "black": cur.tags.get("Black", "?"),
                    "round": cur.tags.get("Round", "?"), "variant": cur.variant, "moves": cur.moves,
-                   "result": cur.result if cur.complete else "*", "fen": fen, "error": error}
+                   "result": cur.result if cur.complete else "*", "fen": fen, "start_fen": start_fen, "error": error}
     return {"type": "watch", "games": len(finished), "first": first, "second": second,
             "wins": w, "draws": d, "losses": l, "elo": _num(elo), "error": _num(err),
             "error_infinite": bool(finished) and math.isinf(err), "series": series, "current": current,

@@ -1,5 +1,6 @@
 // Cardinal browser board: play and analyse against the engine; watch a match.
 import { Board } from "./board.js";
+import { numberMoves } from "./notation.js";
 import { pieceSVG } from "./pieces.js";
 import { startWatch } from "./watch.js";
 
@@ -7,6 +8,7 @@ const $ = (id) => document.getElementById(id);
 const app = {
   id: null, ws: null, state: null, variants: {}, viewPly: 0, preview: null,
   analysing: false, lines: {}, lastInfo: null, clockBase: null, pendingClick: null,
+  fenEdited: false, fenSent: false,
 };
 window.cardinal = app;              // for tests and the console
 window.cardinalTiming = [];         // move round trips: {roundTripMs, engineMs}
@@ -80,6 +82,9 @@ function onMessage(msg) {
     case "error":
       showMessage(msg.message);
       if (msg.state) applyState(msg.state);
+      // a rejected FEN stays in the box, marked, with the reason under it, to be corrected
+      if (app.fenSent && app.fenEdited) fenError(msg.message);
+      app.fenSent = false;
       app.pendingClick = null;
       break;
     case "info": onInfo(msg); break;
@@ -110,7 +115,10 @@ function applyState(st) {
     app.viewPly = st.moves.length; app.preview = null;
   }
   app.clockBase = st.clocks ? { clocks: st.clocks, at: performance.now(), turn: st.turn, over: !!st.result } : null;
-  $("fen").value = st.fen;
+  // the FEN box follows the position, but text typed in it stays until the position changes
+  if (!app.fenEdited || !prev || prev.version !== st.version) {
+    $("fen").value = st.fen; app.fenEdited = false; fenError(null);
+  }
   if ($("variant").value !== st.variant) $("variant").value = st.variant;
   if ($("side").value !== st.human) $("side").value = st.human;
   renderBoard(); renderMoves(); renderStatus(); renderPlayers(); renderClocks();
@@ -143,21 +151,17 @@ function renderBoard() {
 function renderMoves() {
   const st = app.state, el = $("movelist");
   el.innerHTML = "";
-  const [, turn, , , , full] = st.start_fen.split(" ");
-  let num = parseInt(full, 10) || 1, black = turn === "b";
-  st.moves.forEach((san, i) => {
-    if (!black || i === 0) {
+  for (const { ply, san, num } of numberMoves(st.start_fen, st.moves)) {
+    if (num) {
       const n = document.createElement("span");
-      n.className = "num"; n.textContent = black ? `${num}...` : `${num}.`;
+      n.className = "num"; n.textContent = num;
       el.appendChild(n);
     }
     const s = document.createElement("span");
-    s.className = "mv" + (i + 1 === app.viewPly ? " current" : "");
-    s.dataset.ply = i + 1; s.textContent = san;
+    s.className = "mv" + (ply === app.viewPly ? " current" : "");
+    s.dataset.ply = ply; s.textContent = san;
     el.appendChild(s); el.appendChild(document.createTextNode(" "));
-    if (black) num++;
-    black = !black;
-  });
+  }
   if (st.result) {
     const r = document.createElement("span"); r.className = "result"; r.textContent = " " + st.result;
     el.appendChild(r);
@@ -325,8 +329,15 @@ $("btn-analyse").addEventListener("click", () => {
   send({ type: "analyse", on: !app.analysing, multipv: +$("multipv").value });
 });
 $("multipv").addEventListener("change", () => { if (app.analysing) send({ type: "analyse", on: true, multipv: +$("multipv").value }); });
-$("btn-fen").addEventListener("click", () => send({ type: "fen", fen: $("fen").value }));
-$("fen").addEventListener("keydown", (e) => { if (e.key === "Enter") send({ type: "fen", fen: $("fen").value }); });
+function fenError(text) {
+  const box = $("fen"), note = $("fen-error");
+  if (text) { box.setAttribute("aria-invalid", "true"); note.textContent = text; note.hidden = false; }
+  else { box.removeAttribute("aria-invalid"); note.textContent = ""; note.hidden = true; }
+}
+function submitFen() { app.fenSent = send({ type: "fen", fen: $("fen").value }); }
+$("fen").addEventListener("input", () => { app.fenEdited = true; });
+$("btn-fen").addEventListener("click", submitFen);
+$("fen").addEventListener("keydown", (e) => { if (e.key === "Enter") submitFen(); });
 $("btn-pgn-load").addEventListener("click", () => send({ type: "pgn", pgn: $("pgn").value, human: "both" }));
 $("btn-pgn-export").addEventListener("click", async () => {
   try {

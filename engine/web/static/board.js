@@ -50,7 +50,13 @@ export class Board {
         const name = FILES[file] + rank;
         sq.className = "sq " + ((file + rank) % 2 === 0 ? "light" : "dark");
         sq.dataset.sq = name;
-        if (c === 0) sq.dataset.rank = rank;
+        // coordinates sit outside the board, left of the first file and below the last rank,
+        // so they never cover a piece, however small the squares
+        if (c === 0) {
+          const n = document.createElement("span");
+          n.className = "coord-rank"; n.textContent = rank;
+          sq.appendChild(n);
+        }
         if (r === this.height - 1) {
           const f = document.createElement("span");
           f.className = "coord-file"; f.textContent = FILES[file];

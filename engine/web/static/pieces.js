@@ -1,5 +1,6 @@
 // Piece drawings for the Cardinal board (drawn for this project), 100x100 SVG.
-// Marshal (C) = rook with a knight emblem, cardinal (A) = bishop with a knight emblem.
+// Marshal (C) = a knight in front of a rook, cardinal (A) = a bishop in front of a knight:
+// outlines of their own, told apart from the rook and bishop and from each other at phone size.
 
 const KNIGHT = "M30 86 L74 86 L72 70 C72 54 80 44 75 30 C71 18 59 11 46 13 L41 6 L36 15 " +
   "C27 19 21 30 19 40 L15 53 C14 59 20 62 26 59 L33 53 C38 53 42 50 46 46 C46 57 37 64 31 72 Z";
@@ -17,15 +18,25 @@ const KING = "M24 88 L76 88 L76 80 L70 76 C78 62 84 48 72 40 C64 35 56 40 50 48 
 
 const SHAPES = {
   P: [PAWN], N: [KNIGHT], B: [BISHOP], R: [ROOK], Q: [QUEEN], K: [KING],
-  C: [ROOK], A: [BISHOP],
+  C: [], A: [],
 };
+const KNIGHT_EYE = (c) => `<circle cx="50" cy="28" r="3.5" fill="${c}"/>`;
+const BISHOP_MARKS = (c) => `<path d="M50 36 L57 50" stroke="${c}" stroke-width="4" fill="none"/><circle cx="50" cy="20" r="5" fill="inherit"/>`;
+
+// One piece of a compound, scaled by s about the origin and moved by (x, y); its outline
+// keeps the width of the others'.
+const part = (d, x, y, s, extra = "") =>
+  `<g transform="translate(${x} ${y}) scale(${s})" stroke-width="${(3.5 / s).toFixed(2)}"><path d="${d}"/>${extra}</g>`;
+
 const EXTRA = {
-  N: (c) => `<circle cx="50" cy="28" r="3.5" fill="${c}"/>`,
-  B: (c) => `<path d="M50 36 L57 50" stroke="${c}" stroke-width="4" fill="none"/><circle cx="50" cy="20" r="5" fill="inherit"/>`,
+  N: KNIGHT_EYE,
+  B: BISHOP_MARKS,
   Q: (c) => `<circle cx="20" cy="32" r="5"/><circle cx="38" cy="24" r="5"/><circle cx="50" cy="19" r="5"/><circle cx="62" cy="24" r="5"/><circle cx="80" cy="32" r="5"/>`,
-  // marshal / cardinal: a knight head emblem on the body
-  C: (c) => `<g transform="translate(29 34) scale(0.42)"><path d="${KNIGHT}" fill="${c}" stroke="none"/></g>`,
-  A: (c) => `<g transform="translate(31 42) scale(0.38)"><path d="${KNIGHT}" fill="${c}" stroke="none"/></g><circle cx="50" cy="20" r="5"/>`,
+  // Both halves stand on the base line. Marshal: the knight at the left, in front of the rook
+  // at the right; cardinal the other way round: the bishop at the left, in front of the knight
+  // at the right, so the two differ in outline as a whole, not only in the smaller half.
+  C: (c) => part(ROOK, 32, 14, 0.84) + part(KNIGHT, -8, 15.8, 0.84, KNIGHT_EYE(c)),
+  A: (c) => part(KNIGHT, 28.8, 15.8, 0.84, KNIGHT_EYE(c)) + part(BISHOP, -16, 14, 0.84, BISHOP_MARKS(c)),
 };
 
 export const PIECE_NAMES = {P: "pawn", N: "knight", B: "bishop", R: "rook", Q: "queen", K: "king",

@@ -1,5 +1,6 @@
 // Watch mode: follow a running match PGN over /ws/watch and plot Elo (and LLR) per game.
 import { Board } from "./board.js";
+import { movesText } from "./notation.js";
 
 const $ = (id) => document.getElementById(id);
 const wboard = new Board($("watch-board"), { interactive: false });
@@ -33,8 +34,7 @@ function render(m) {
     $("watch-players").textContent = `Round ${c.round}: ${c.white} - ${c.black} ${c.result}`;
     wboard.setSize(c.width, c.height);
     if (c.fen) wboard.setPosition(c.fen);
-    $("watch-moves").textContent = c.moves.map((s, i) => (i % 2 === 0 ? `${i / 2 + 1}. ` : "") + s).join(" ") +
-      (c.error ? ` (${c.error})` : "");
+    $("watch-moves").textContent = movesText(c.start_fen, c.moves) + (c.error ? ` (${c.error})` : "");
   }
   plot(m.series);
 }
