@@ -24,6 +24,7 @@ from pair to pair, so a worker with ``--nthreads C`` plays ``C`` games at once.
 """
 from __future__ import annotations
 
+import asyncio
 import atexit
 import collections
 import logging
@@ -35,6 +36,9 @@ import time
 
 import dask
 import distributed
+
+# distributed raises asyncio's TimeoutError, which is the built-in one only from Python 3.11 on
+TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
 
 from bench.engines import kill_all
 from bench.journal import now_iso
@@ -189,7 +193,7 @@ class DaskPairs:
         else:
             try:
                 self.client = distributed.Client(self.target, timeout=self.connect_timeout)
-            except (OSError, TimeoutError) as e:
+            except (OSError, *TIMEOUTS) as e:
                 raise ConnectionError(f"cannot reach the Dask scheduler at {self.target}: {e}") from None
         self.client.subscribe_topic(TOPIC, self._on_event)
 
@@ -261,7 +265,7 @@ class DaskPairs:
             return None
         try:
             distributed.wait(list(self.inflight), timeout=timeout, return_when="FIRST_COMPLETED")
-        except TimeoutError:
+        except TIMEOUTS:
             pass
         for f in [f for f in self.inflight if f.done()]:
             pair = self.inflight.pop(f)
