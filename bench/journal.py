@@ -11,6 +11,8 @@ import re
 import tempfile
 import time
 
+from bench.outputs import naming
+
 FORMAT = "cardinal-match-journal"
 VERSION = 1
 
@@ -35,8 +37,10 @@ class Journal:
         self.fh = open(path, "a", encoding="utf-8")
 
     def write(self, obj: dict) -> None:
+        """Append ``obj`` as one line. Raises ``OSError`` naming the journal (a full disk)."""
         obj.setdefault("time", now_iso())
-        fsync_write(self.fh, json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n")
+        with naming(self.path):
+            fsync_write(self.fh, json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n")
 
     def close(self) -> None:
         try:
@@ -110,15 +114,20 @@ def keep_rounds(pgn_path: str, rounds: set, offset: int = 0) -> int:
     if not dropped:
         return 0
     d = os.path.dirname(os.path.abspath(pgn_path))
-    fd, tmp = tempfile.mkstemp(prefix=".resume-", suffix=".pgn", dir=d)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".resume-", suffix=".pgn", dir=d)
+    except OSError as e:          # named by the PGN, not by a temporary name the user never gave
+        raise OSError(e.errno, e.strerror, pgn_path) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fsync_write(fh, head + "".join(kept).encode("utf-8"))
         os.replace(tmp, pgn_path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, OSError):
+            raise OSError(e.errno, e.strerror, pgn_path) from None
         raise
     return dropped

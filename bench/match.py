@@ -67,7 +67,7 @@ from bench.engines import (HANDSHAKE_TIMEOUT, READY_TIMEOUT, EngineError, Engine
                            sigterm_as_interrupt)
 from bench.journal import now_iso
 from bench.openings import default_openings, default_openings_help, load_openings
-from bench.outputs import check_output_path
+from bench.outputs import check_output_path, error_line, naming
 from bench.pairs import DEFAULT_SEED, EngineSlot, GameSettings, Tally, play_pair, schedule
 from bench.pgn import pgn_text
 from bench.referee import GameState
@@ -294,7 +294,8 @@ class _LocalPairs:
 
     def close(self) -> None:
         for t in self.threads:
-            t.join(timeout=5)
+            if t.ident is not None:           # started (a failed journal start closes an unstarted pool)
+                t.join(timeout=5)
         for s in self.slots:
             s.close()
         kill_all()                  # also an engine a worker was restarting meanwhile
@@ -429,8 +430,8 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
         raise
 
     tc_text = [t.pgn() for t in tcs]
-    if jr:
-        if header is None:
+    try:
+        if jr and header is None:
             jr.write({"type": "match", "format": journal.FORMAT, "version": journal.VERSION,
                       "match_id": settings.match_id, **identity, "names": list(names),
                       "pairs": len(tasks), "commands": [shlex.join(s.cmd) for s in specs],
@@ -441,9 +442,16 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
                       "pgn": os.path.abspath(cfg.pgn_path) if cfg.pgn_path else None, "pgn_offset": pgn_offset,
                       "scheduler": cfg.scheduler or f"local pool x{cfg.concurrency}",
                       "argv": cfg.argv})
-        else:
+        elif jr:
             jr.write({"type": "resume", "match_id": settings.match_id, "done_pairs": len(done_lines),
                       "remaining_pairs": len(remaining), "totals": tally.snapshot(cfg.sprt)})
+    except OSError:                 # the journal cannot be written (a full disk): no game is played
+        ex.abort()
+        ex.close()
+        if pgn_fh:
+            pgn_fh.close()
+        jr.close()
+        raise
 
     res = MatchResult(games=[], names=tuple(names), tally=tally, resumed_pairs=len(done_lines))
     res.wins, res.draws, res.losses = tally.wins, tally.draws, tally.losses
@@ -456,21 +464,33 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
     partial: dict = {}            # pair id -> games finished in a pair not finished (local pool)
 
     def record(pr) -> bool:
-        """Append a finished pair to the PGN and the journal; False if it is not one."""
+        """Append a finished pair to the PGN and the journal; False if it is not one, or if
+        it could not be written (then ``res.error`` names the file: the match stops)."""
         for w in pr.warnings:
             warn_once(w)
         if not pr.complete or pr.pair in recorded:      # abandoned, or a pair already recorded
             return False
+        if res.error:         # a file failed: the pairs still coming are played again by --resume
+            return False
         partial.pop(pr.pair, None)
-        recorded.add(pr.pair)
         pr.games.sort(key=lambda g: g.round)
+        try:
+            if pgn_fh:
+                with naming(cfg.pgn_path):
+                    journal.fsync_write(pgn_fh, "".join(pgn_text(g, cfg.event, tc=tc_text) for g in pr.games))
+        except OSError as e:        # a full disk: not in the journal, so --resume plays the pair again
+            res.error = error_line(e)
+            return False
+        recorded.add(pr.pair)
         tally.add(pr.games)
         res.games.extend(pr.games)
         res.wins, res.draws, res.losses = tally.wins, tally.draws, tally.losses
-        if pgn_fh:
-            journal.fsync_write(pgn_fh, "".join(pgn_text(g, cfg.event, tc=tc_text) for g in pr.games))
         if jr:
-            jr.write(_pair_line(pr, by_id[pr.pair], tally, names, cfg.sprt, ex.attempts(pr.pair)))
+            try:
+                jr.write(_pair_line(pr, by_id[pr.pair], tally, names, cfg.sprt, ex.attempts(pr.pair)))
+            except OSError as e:    # in the PGN, not in the journal: --resume drops it there, plays it again
+                res.error = error_line(e)
+                return False
         if bar is not None:
             bar.set_postfix_str(_progress_text(tally, cfg.sprt), refresh=False)
             bar.update(len(pr.games))
@@ -503,7 +523,11 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
                 partial.setdefault(item[0], []).append(item[1])
                 continue
             pr = item
-            if not record(pr):
+            ok = record(pr)
+            if res.error:               # the PGN or the journal could not be written
+                status = "error"
+                break
+            if not ok:
                 continue
             if cfg.sprt is not None and not stopping:
                 v = cfg.sprt.llr_pentanomial(tally.penta)
@@ -531,12 +555,13 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
             # pair is the unit of record: --resume plays the whole pair again and drops these)
             left = sorted((g for gs in partial.values() for g in gs), key=lambda g: g.round)
             res.games.extend(left)
+            written = True
             if pgn_fh:
                 try:
                     journal.fsync_write(pgn_fh, "".join(pgn_text(g, cfg.event, tc=tc_text) for g in left))
                 except OSError:
-                    pass
-            if jr:
+                    written = False
+            if jr and written:
                 try:
                     jr.write({"type": "unfinished", "pairs": sorted(partial),
                               "rounds": [g.round for g in left]})
@@ -545,10 +570,15 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
         if bar is not None:
             bar.close()
         if pgn_fh:
-            pgn_fh.close()
+            try:
+                pgn_fh.close()
+            except OSError:         # what a failed write left in the buffer (already reported)
+                pass
         if jr:
             if res.sprt_status:
                 status = f"sprt {res.sprt_status}"
+            if res.error and status == "finished":
+                status = "error"
             try:
                 end = {"type": "end", "status": status, "error": res.error, "totals": tally.snapshot(cfg.sprt)}
                 if res.sprt_decided:
@@ -690,19 +720,21 @@ def config_from_args(argv: list[str]) -> MatchConfig:
                              'pip install "cardinal-engine[cluster]"') from None
         from bench.cluster import parse_scheduler
         parse_scheduler(a.scheduler)
-    for path, opt in ((a.pgn, "--pgn"), (a.journal, "--journal")):
-        why = check_output_path(path, opt)
-        if why:
-            raise ValueError(why)
     if a.resume is not None and not os.path.isfile(a.resume):
         raise ValueError(f"--resume {a.resume}: no such journal file")
     if a.resume and a.journal and os.path.abspath(a.resume) != os.path.abspath(a.journal):
         raise ValueError("--resume JOURNAL continues that journal; do not give another --journal")
     journal_path = a.journal
+    journal_opt = "--journal"
     if journal_path is None and a.pgn and not a.resume:
         journal_path = os.path.splitext(a.pgn)[0] + ".jsonl"
         if os.path.abspath(journal_path) == os.path.abspath(a.pgn):
             journal_path = a.pgn + ".journal.jsonl"
+        journal_opt = "journal (from --pgn)"
+    for path, opt in ((a.pgn, "--pgn"), (journal_path, journal_opt), (a.resume, "--resume")):
+        why = check_output_path(path, opt)
+        if why:
+            raise ValueError(why)
     openings = load_openings(a.openings, a.variant) if a.openings else None
     sprt = stats.SPRT.parse(a.sprt) if a.sprt else None
     adj = Adjudication.parse(a.draw, a.resign)
@@ -734,7 +766,8 @@ def sprt_line(res: MatchResult, sprt: stats.SPRT) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``cardinal match``: 0 on success, 1 if the match stopped on an engine error,
+    """``cardinal match``: 0 on success, 1 if the match stopped on an engine error or on a
+    PGN or journal write that failed (a full disk: one ``error: PATH: REASON`` line),
     2 for bad input or an engine that cannot start, 130 on Ctrl-C."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -743,7 +776,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"error: {e.filename}: {e.strerror}", file=sys.stderr)
+        print(f"error: {error_line(e)}", file=sys.stderr)
         return 2
     ncpu = os.cpu_count() or 1
     if 2 * cfg.concurrency > ncpu and not cfg.scheduler:
@@ -757,7 +790,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        print(f"error: {error_line(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         kill_all()

@@ -194,7 +194,7 @@ def _tune_steps(argv) -> int:
     except KeyError as e:
         print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
         return 2
-    err = _tune_check(a)
+    err = _tune_check(a) or _tune_outputs(a, step, variant, T)
     if err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -238,6 +238,26 @@ def _tune_steps(argv) -> int:
     return rc
 
 
+def _tune_outputs(a, step: str, variant: str, T) -> str | None:
+    """The first output file of the step that cannot be written, as an error line (None:
+    all can), found before any game is played or any weight fitted."""
+    from bench.outputs import check_output_path
+    checks = []         # (path, option, written to a new file and renamed over it)
+    if step in ("pgn", "teacher"):
+        checks.append((a.out, "--out", step == "pgn"))
+    if step == "datagen":
+        checks.append((a.out or T.default_data_path(variant), "--out" if a.out else "data file", False))
+    if step == "all":
+        checks.append((a.data or T.default_data_path(variant), "--data" if a.data else "data file", False))
+    if step in ("fit", "all"):
+        checks.append((a.out or T.default_weights_path(variant), "--out" if a.out else "weights file", True))
+    for path, option, replace in checks:
+        why = check_output_path(path, option, replace=replace, mkdir=True)
+        if why:
+            return why
+    return None
+
+
 def _tune_failed(e: BaseException) -> int:
     """One line on stderr for a failed ``cardinal tune`` step; returns its exit status
     (130 after Ctrl-C, else 2: bad data, a bad path, an engine that failed)."""
@@ -245,7 +265,8 @@ def _tune_failed(e: BaseException) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     if isinstance(e, OSError):
-        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        from bench.outputs import error_line
+        print(f"error: {error_line(e)}", file=sys.stderr)
     else:
         print(f"error: {e}", file=sys.stderr)
     return 2

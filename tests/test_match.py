@@ -350,6 +350,61 @@ def test_unwritable_pgn_is_an_error_before_engines_start(tmp_path, capsys):
     assert not E.live_processes()
 
 
+def _main(argv):
+    """Run main() in-process; returns (status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        rc = M.main(argv)
+    finally:
+        sys.stdout, sys.stderr = old
+    return rc, out.getvalue(), err.getvalue()
+
+
+def _two_legal(games=2):
+    return ["--engine", legal_spec("A"), "--engine", legal_spec("B"), "--depth", "1", "--games", str(games),
+            "--resign", "movecount=2", "score=800", "--no-progress"]
+
+
+@pytest.mark.parametrize("opt", ["--pgn", "--journal"])
+def test_output_in_a_place_that_takes_no_new_file_is_an_error_before_engines_start(tmp_path, opt):
+    """/proc looks writable (as root every permission test passes) but takes no new file."""
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("needs Linux /proc")
+    argv = _two_legal() + [opt, "/proc/m.out"] + (["--pgn", str(tmp_path / "m.pgn")] if opt == "--journal" else [])
+    rc, out, err = _main(argv)
+    assert rc == 2 and out == "" and not E.live_processes()
+    assert err.strip().splitlines() == [f"error: {opt} /proc/m.out: cannot create a file in /proc "
+                                        "(No such file or directory)"], err
+    assert not (tmp_path / "m.pgn").exists()
+
+
+def test_pgn_write_that_fails_names_the_file_and_ends_the_journal(tmp_path):
+    """/dev/full takes the PGN and refuses its bytes (a full disk): one error line naming the
+    file, exit status 1, and the journal keeps its ``end`` line (status ``error``)."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    jpath = tmp_path / "full.jsonl"
+    rc, out, err = _main(_two_legal(4) + ["--pgn", "/dev/full", "--journal", str(jpath)])
+    assert rc == 1, err
+    assert err.strip().splitlines()[-1] == "error: /dev/full: No space left on device", err
+    assert "Traceback" not in err and "Score of A vs B" in out
+    lines = [json.loads(ln) for ln in jpath.read_text().splitlines()]
+    assert lines[0]["type"] == "match" and [ln["type"] for ln in lines if ln["type"] == "pair"] == []
+    assert lines[-1]["type"] == "end" and lines[-1]["status"] == "error"
+    assert lines[-1]["error"] == "/dev/full: No space left on device"
+    assert not E.live_processes()
+
+
+def test_journal_write_that_fails_names_the_file(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    rc, out, err = _main(_two_legal() + ["--pgn", str(tmp_path / "j.pgn"), "--journal", "/dev/full"])
+    assert rc == 2 and err.strip().splitlines() == ["error: /dev/full: No space left on device"], err
+    assert not E.live_processes()
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_keeps_pgn_and_kills_engines(tmp_path, sig):
     """Ctrl-C, or SIGTERM (``kill PID``), mid-match: exit 130, the PGN's finished games kept
