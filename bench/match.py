@@ -311,8 +311,22 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
     engine does not know or refuses, a movetime at or below an engine's Move Overhead),
     each once. Raises :class:`EngineError` if an engine cannot be started (no child left
     running), ``ValueError`` for bad configuration (also a journal that does not belong
-    to this match) and ``ConnectionError`` when the scheduler cannot be reached.
+    to this match, and :class:`bench.journal.InUse` when another run holds the journal or
+    the PGN) and ``ConnectionError`` when the scheduler cannot be reached.
+
+    The journal and the PGN are locked (:class:`bench.journal.OutputLock`) for the whole
+    run, before the journal is read: two runs appending to one journal (a ``--resume``
+    while the first run is alive) would record every pair twice.
     """
+    held = journal.lock_outputs([cfg.resume_path or cfg.journal_path, cfg.pgn_path])
+    try:
+        return _run_match(cfg, warn)
+    finally:
+        journal.release_all(held)
+
+
+def _run_match(cfg: MatchConfig, warn) -> MatchResult:
+    """:func:`run_match` with its output files locked."""
     if cfg.variant not in VARIANTS:
         raise ValueError(f"unknown variant {cfg.variant!r} (choose from {', '.join(VARIANTS)})")
     cfg.variant = _variants.canonical(cfg.variant)

@@ -405,6 +405,57 @@ def test_journal_write_that_fails_names_the_file(tmp_path):
     assert not E.live_processes()
 
 
+def test_output_lock_names_the_holder_and_is_all_or_none(tmp_path):
+    from bench import journal as J
+    a, b = str(tmp_path / "a.jsonl"), str(tmp_path / "a.pgn")
+    held = J.lock_outputs([a, b, None, a])             # None and repeats skipped
+    assert [lk.path for lk in held] == [a, b]
+    assert (tmp_path / "a.jsonl.lock").read_text() == f"{os.getpid()}\n"
+    with pytest.raises(J.InUse, match=rf"{re.escape(b)} is in use by another cardinal match \(pid {os.getpid()}\)"):
+        J.lock_outputs([str(tmp_path / "c.jsonl"), b])   # flock: a second open file is a second holder
+    assert not (tmp_path / "c.jsonl.lock").exists()       # the lock taken before the refusal is let go
+    J.release_all(held)
+    assert sorted(os.listdir(tmp_path)) == []             # the lock files go with the locks
+    J.release_all(J.lock_outputs([a]))                   # free again
+
+
+def test_second_run_on_a_journal_in_use_is_refused(tmp_path):
+    """A ``--resume`` (or any second run) while the first run is alive used to append to the
+    same journal and PGN, recording every pair twice: now it stops at once, naming the PID
+    of the run that holds them, and leaves the first run's files alone."""
+    pgn, jpath = tmp_path / "lk.pgn", tmp_path / "lk.jsonl"
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    slow = [f"cmd='{sys.executable} {FAKE} legal::20' proto=uci name={n}" for n in "AB"]   # 20 ms a move
+    argv = [sys.executable, "-m", "engine", "match", "--engine", slow[0], "--engine", slow[1], "--depth", "1",
+            "--games", "200", "--resign", "movecount=2", "score=800", "--pgn", str(pgn), "--no-progress"]
+    first = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120                 # only a hang takes this long
+        while not (jpath.exists() and '"type":"pair"' in jpath.read_text()):
+            assert first.poll() is None, first.stderr.read()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        for extra in (["--resume", str(jpath)], ["--journal", str(tmp_path / "other.jsonl")]):
+            second = subprocess.run(argv + extra, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+            assert second.returncode == 2, second.stderr
+            err = second.stderr.strip().splitlines()
+            held = jpath if extra[0] == "--resume" else pgn
+            assert err == [f"error: {held} is in use by another cardinal match (pid {first.pid}): "
+                           "wait for that run to end, or stop it first"], second.stderr
+        assert first.poll() is None                       # the first run goes on
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.wait(timeout=120)
+    assert first.returncode == 130
+    lines = [json.loads(ln) for ln in jpath.read_text().splitlines()]
+    assert [ln["type"] for ln in lines].count("match") == 1 and "resume" not in [ln["type"] for ln in lines]
+    pairs = [ln["pair"] for ln in lines if ln["type"] == "pair"]
+    assert pairs and len(pairs) == len(set(pairs)) and lines[-1]["type"] == "end"
+    rounds = [int(r) for r in re.findall(r'^\[Round "(\d+)"\]', pgn.read_text(), re.M)]
+    assert len(rounds) == len(set(rounds)) >= 2 * len(pairs)
+    assert sorted(os.listdir(tmp_path)) == ["lk.jsonl", "lk.pgn"]     # no other journal, no lock file left
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_keeps_pgn_and_kills_engines(tmp_path, sig):
     """Ctrl-C, or SIGTERM (``kill PID``), mid-match: exit 130, the PGN's finished games kept
