@@ -605,7 +605,7 @@ def _run_match(cfg: MatchConfig, warn) -> MatchResult:
 
 
 def _progress_text(t: Tally, sprt) -> str:
-    e, m, _ = stats.pentanomial_elo(t.penta) if t.pairs else stats.elo_with_error(t.wins, t.draws, t.losses) + (0,)
+    e, m = stats.pair_stats(t.penta)[:2] if t.pairs else stats.elo_with_error(t.wins, t.draws, t.losses)
     text = f"W-D-L {t.wins}-{t.draws}-{t.losses}  Elo {stats._fmt(e)} +/- {stats._fmt(m)}"
     if sprt is not None:
         lo, hi = sprt.bounds
@@ -622,9 +622,14 @@ def summary_table(res: MatchResult, sprt=None) -> str:
             ("W-D-L", f"{t.wins}-{t.draws}-{t.losses}"),
             ("pentanomial", " ".join(f"{k} {v}" for k, v in zip(stats.PENTANOMIAL_LABELS, t.penta)))]
     if t.pairs:
-        e, m, los5 = stats.pentanomial_elo(t.penta)
-        rows.append(("Elo (pairs)", f"{stats._fmt(e)} +/- {stats._fmt(m)}, nElo "
-                                    f"{stats._fmt(stats.pentanomial_nelo(t.penta))}, LOS {100 * los5:.1f} %"))
+        e, m, nelo, los5 = stats.pair_stats(t.penta)
+        text = f"{stats._fmt(e)} +/- {stats._fmt(m)}, nElo {stats._fmt(nelo)}, LOS "
+        if los5 is None:
+            text += (f"n/a (needs at least {stats.MIN_PAIRS} pairs and {stats.MIN_CELLS} "
+                     "non-empty pentanomial cells)")
+        else:
+            text += f"{100 * los5:.1f} %"
+        rows.append(("Elo (pairs)", text))
     if t.games:
         e, m = stats.elo_with_error(t.wins, t.draws, t.losses)
         rows.append(("Elo (games)", f"{stats._fmt(e)} +/- {stats._fmt(m)}, LOS "

@@ -405,6 +405,34 @@ def test_journal_write_that_fails_names_the_file(tmp_path):
     assert not E.live_processes()
 
 
+def _tally(*pair_scores):
+    t = pairs.Tally()
+    for scores in pair_scores:
+        t.add_scores(list(scores))
+    return t
+
+
+def test_short_matches_print_and_record_no_pair_interval():
+    """4 games used to print ``Elo (pairs) 190.3 +/- 27.8, nElo 2833.7`` beside ``+/- 458.0``
+    by games: the pair-based error bar, nElo and LOS are n/a (null in the journal) below 10
+    pairs or 2 non-empty pentanomial cells; the point estimate stays."""
+    sprt = stats.SPRT(0, 5)
+    for t in (_tally((1, 1), (0.5, 1)), _tally((0.5, 0.5)), _tally(*[(1, 0)] * 12)):
+        table = M.summary_table(M.MatchResult(games=[], tally=t), sprt)
+        row = next(ln for ln in table.splitlines() if "Elo (pairs)" in ln)
+        assert re.search(r"Elo \(pairs\)\s+-?\d+\.\d \+/- n/a, nElo n/a, LOS n/a \(needs at least 10 pairs", row), row
+        assert "Elo (games)" in table and "LLR" in table
+        assert M._progress_text(t, None).endswith("+/- n/a")
+        snap = t.snapshot(sprt)
+        assert snap["elo_error"] is None and snap["nelo"] is None and snap["los"] is None
+        assert isinstance(snap["elo"], float) and isinstance(snap["llr"], float)
+    t = _tally(*[(1, 0)] * 6, *[(1, 1)] * 4, (0.5, 0))      # 11 pairs in 3 cells: numbers
+    row = next(ln for ln in M.summary_table(M.MatchResult(games=[], tally=t)).splitlines() if "Elo (pairs)" in ln)
+    assert re.search(r"\d+\.\d \+/- \d+\.\d, nElo \d+\.\d, LOS \d+\.\d %$", row), row
+    snap = t.snapshot()
+    assert all(isinstance(snap[k], float) for k in ("elo", "elo_error", "nelo", "los"))
+
+
 def test_output_lock_names_the_holder_and_is_all_or_none(tmp_path):
     from bench import journal as J
     a, b = str(tmp_path / "a.jsonl"), str(tmp_path / "a.pgn")
