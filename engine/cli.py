@@ -68,24 +68,28 @@ def _perft(argv) -> int:
     return 0
 
 
+# cardinal bench NAME: the module whose main() runs it, and its line in `cardinal bench --help`
+BENCHES = {
+    "perft": ("bench.perft", "perft speed, ours and Fairy-Stockfish's on the same positions"),
+    "epd": ("bench.epd", "solve rate on an EPD test suite (shipped: chess, grand, knightrelay)"),
+    "startup": ("bench.startup", "time to uciok, readyok and the first bestmove, warm and cold"),
+    "smp": ("bench.smp", "time to depth of the Lazy SMP search, 1 thread against N"),
+    "eval": ("bench.eval_bench", "nanoseconds per static evaluation"),
+}
+
+
+def _bench_epilog() -> str:
+    w = max(map(len, BENCHES))
+    return ("other benchmarks (cardinal bench NAME --help: their options):\n"
+            + "".join(f"  {name:<{w}}  {what}\n" for name, (_, what) in BENCHES.items()))
+
+
 def _bench(argv) -> int:
-    if argv and argv[0] == "perft":
-        from bench.perft import main
-        return main(argv[1:])
-    if argv and argv[0] == "epd":
-        from bench.epd import main
-        return main(argv[1:])
-    if argv and argv[0] == "startup":
-        from bench.startup import main
-        return main(argv[1:])
-    if argv and argv[0] == "smp":
-        from bench.smp import main
-        return main(argv[1:])
-    if argv and argv[0] == "eval":
-        from bench.eval_bench import main
-        return main(argv[1:])
+    if argv and argv[0] in BENCHES:
+        import importlib
+        return importlib.import_module(BENCHES[argv[0]][0]).main(argv[1:])
     from bench.search_bench import main
-    return main(argv)
+    return main(argv, epilog=_bench_epilog())
 
 
 def _match(argv) -> int:

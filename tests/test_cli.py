@@ -120,6 +120,19 @@ def test_bench_perft_quick(tmp_path):
             assert row["ratio"] > 0
 
 
+def test_bench_help_lists_the_benchmarks():
+    """``cardinal bench --help`` lists every ``cardinal bench NAME`` with a line each, and
+    ``cardinal bench NAME --help`` is that benchmark's own help."""
+    r = run("bench", "--help")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert r.stdout.startswith("usage: cardinal bench ") and "--depth" in r.stdout
+    listed = re.findall(r"^  (perft|epd|startup|smp|eval) +(\S.*)$", r.stdout, re.M)
+    assert [name for name, _ in listed] == ["perft", "epd", "startup", "smp", "eval"], r.stdout
+    for name, _ in listed:
+        h = run("bench", name, "--help")
+        assert h.returncode == 0 and h.stdout.startswith(f"usage: cardinal bench {name} "), (name, h.stderr)
+
+
 def test_bench_perft_bad_args():
     r = run("bench", "perft", "--repeat", "0", "--no-fsf")
     assert r.returncode == 2
