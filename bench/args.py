@@ -13,4 +13,14 @@ class OneLineParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-__all__ = ["OneLineParser"]
+class KeepLinesFormatter(argparse.HelpFormatter):
+    """argparse help that prints a text with line breaks (an epilog table) as written and
+    wraps a text without them, as the default formatter does."""
+
+    def _fill_text(self, text, width, indent):
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+__all__ = ["KeepLinesFormatter", "OneLineParser"]

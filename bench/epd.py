@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from bench.engines import PING_TIMEOUT, Died, EngineError, EngineSpec, NoReply, start_engine
-from bench.outputs import check_output_path
+from bench.outputs import check_output_path, error_line, write_text
 from bench.referee import GameState
 from bench.timecontrol import TimeControl
 import variants as _variants
@@ -266,10 +266,13 @@ def main(argv) -> int:
     print_table(results)
     if a.json:
         n = sum(r["solved"] for r in results)
-        with open(a.json, "w", encoding="utf-8") as fh:
-            json.dump({"suite": path, "variant": variant, "movetime_ms": a.movetime,
-                       "engine": a.engine or "cardinal", "solved": n, "total": len(results),
-                       "positions": results}, fh, indent=1)
+        try:
+            write_text(a.json, json.dumps({"suite": path, "variant": variant, "movetime_ms": a.movetime,
+                                           "engine": a.engine or "cardinal", "solved": n, "total": len(results),
+                                           "positions": results}, indent=1))
+        except OSError as e:           # a full disk, /dev/full: the table above is kept
+            print(f"error: {error_line(e)}", file=sys.stderr)
+            return 1
     return 0
 
 

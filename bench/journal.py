@@ -5,11 +5,14 @@ once; ``--resume`` reads it back.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import tempfile
 import time
+
+from bench.outputs import naming
 
 FORMAT = "cardinal-match-journal"
 VERSION = 1
@@ -35,14 +38,91 @@ class Journal:
         self.fh = open(path, "a", encoding="utf-8")
 
     def write(self, obj: dict) -> None:
+        """Append ``obj`` as one line. Raises ``OSError`` naming the journal (a full disk)."""
         obj.setdefault("time", now_iso())
-        fsync_write(self.fh, json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n")
+        with naming(self.path):
+            fsync_write(self.fh, json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n")
 
     def close(self) -> None:
         try:
             self.fh.close()
         except OSError:
             pass
+
+
+class InUse(ValueError):
+    """An output file is held by another running ``cardinal match``."""
+
+
+class OutputLock:
+    """The exclusive lock of one output file of a running match: ``fcntl.flock`` on
+    ``PATH.lock`` beside it (the file's real path), which holds the PID of this process.
+    The kernel drops the lock when the process ends, however it ends; :meth:`release`
+    also removes the lock file. Raises :class:`InUse`, naming the holder's PID, when
+    another process holds it."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.lock_path = os.path.realpath(path) + ".lock"
+        while True:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                try:
+                    pid = os.read(fd, 64).decode("ascii", "replace").strip()
+                except OSError:
+                    pid = ""
+                os.close(fd)
+                holder = f"pid {pid}" if pid.isdigit() else "pid not known"
+                raise InUse(f"{path} is in use by another cardinal match ({holder}): wait for that "
+                            f"run to end, or stop it first") from None
+            except BaseException:
+                os.close(fd)
+                raise
+            # the holder may have removed the file between our open and our lock: lock the new one
+            try:
+                st = os.stat(self.lock_path)
+                same = (st.st_dev, st.st_ino) == (os.fstat(fd).st_dev, os.fstat(fd).st_ino)
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        self.fd = fd
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        try:
+            os.unlink(self.lock_path)     # while still held: a later opener sees it gone and retries
+        except OSError:
+            pass
+        os.close(self.fd)
+        self.fd = None
+
+
+def lock_outputs(paths) -> list:
+    """:class:`OutputLock` of each path (None and repeats skipped), all or none: on
+    :class:`InUse` (or ``OSError``) the ones taken are released before it is raised."""
+    held, seen = [], set()
+    try:
+        for p in paths:
+            if p is None or os.path.realpath(p) in seen:
+                continue
+            seen.add(os.path.realpath(p))
+            held.append(OutputLock(p))
+    except BaseException:
+        release_all(held)
+        raise
+    return held
+
+
+def release_all(locks: list) -> None:
+    for lk in reversed(locks):
+        lk.release()
 
 
 def read(path: str) -> tuple[dict, dict, list]:
@@ -110,15 +190,20 @@ def keep_rounds(pgn_path: str, rounds: set, offset: int = 0) -> int:
     if not dropped:
         return 0
     d = os.path.dirname(os.path.abspath(pgn_path))
-    fd, tmp = tempfile.mkstemp(prefix=".resume-", suffix=".pgn", dir=d)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".resume-", suffix=".pgn", dir=d)
+    except OSError as e:          # named by the PGN, not by a temporary name the user never gave
+        raise OSError(e.errno, e.strerror, pgn_path) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fsync_write(fh, head + "".join(kept).encode("utf-8"))
         os.replace(tmp, pgn_path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, OSError):
+            raise OSError(e.errno, e.strerror, pgn_path) from None
         raise
     return dropped

@@ -67,7 +67,7 @@ from bench.engines import (HANDSHAKE_TIMEOUT, READY_TIMEOUT, EngineError, Engine
                            sigterm_as_interrupt)
 from bench.journal import now_iso
 from bench.openings import default_openings, default_openings_help, load_openings
-from bench.outputs import check_output_path
+from bench.outputs import check_output_path, error_line, naming
 from bench.pairs import DEFAULT_SEED, EngineSlot, GameSettings, Tally, play_pair, schedule
 from bench.pgn import pgn_text
 from bench.referee import GameState
@@ -294,7 +294,8 @@ class _LocalPairs:
 
     def close(self) -> None:
         for t in self.threads:
-            t.join(timeout=5)
+            if t.ident is not None:           # started (a failed journal start closes an unstarted pool)
+                t.join(timeout=5)
         for s in self.slots:
             s.close()
         kill_all()                  # also an engine a worker was restarting meanwhile
@@ -310,8 +311,22 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
     engine does not know or refuses, a movetime at or below an engine's Move Overhead),
     each once. Raises :class:`EngineError` if an engine cannot be started (no child left
     running), ``ValueError`` for bad configuration (also a journal that does not belong
-    to this match) and ``ConnectionError`` when the scheduler cannot be reached.
+    to this match, and :class:`bench.journal.InUse` when another run holds the journal or
+    the PGN) and ``ConnectionError`` when the scheduler cannot be reached.
+
+    The journal and the PGN are locked (:class:`bench.journal.OutputLock`) for the whole
+    run, before the journal is read: two runs appending to one journal (a ``--resume``
+    while the first run is alive) would record every pair twice.
     """
+    held = journal.lock_outputs([cfg.resume_path or cfg.journal_path, cfg.pgn_path])
+    try:
+        return _run_match(cfg, warn)
+    finally:
+        journal.release_all(held)
+
+
+def _run_match(cfg: MatchConfig, warn) -> MatchResult:
+    """:func:`run_match` with its output files locked."""
     if cfg.variant not in VARIANTS:
         raise ValueError(f"unknown variant {cfg.variant!r} (choose from {', '.join(VARIANTS)})")
     cfg.variant = _variants.canonical(cfg.variant)
@@ -429,8 +444,8 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
         raise
 
     tc_text = [t.pgn() for t in tcs]
-    if jr:
-        if header is None:
+    try:
+        if jr and header is None:
             jr.write({"type": "match", "format": journal.FORMAT, "version": journal.VERSION,
                       "match_id": settings.match_id, **identity, "names": list(names),
                       "pairs": len(tasks), "commands": [shlex.join(s.cmd) for s in specs],
@@ -441,9 +456,16 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
                       "pgn": os.path.abspath(cfg.pgn_path) if cfg.pgn_path else None, "pgn_offset": pgn_offset,
                       "scheduler": cfg.scheduler or f"local pool x{cfg.concurrency}",
                       "argv": cfg.argv})
-        else:
+        elif jr:
             jr.write({"type": "resume", "match_id": settings.match_id, "done_pairs": len(done_lines),
                       "remaining_pairs": len(remaining), "totals": tally.snapshot(cfg.sprt)})
+    except OSError:                 # the journal cannot be written (a full disk): no game is played
+        ex.abort()
+        ex.close()
+        if pgn_fh:
+            pgn_fh.close()
+        jr.close()
+        raise
 
     res = MatchResult(games=[], names=tuple(names), tally=tally, resumed_pairs=len(done_lines))
     res.wins, res.draws, res.losses = tally.wins, tally.draws, tally.losses
@@ -456,21 +478,33 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
     partial: dict = {}            # pair id -> games finished in a pair not finished (local pool)
 
     def record(pr) -> bool:
-        """Append a finished pair to the PGN and the journal; False if it is not one."""
+        """Append a finished pair to the PGN and the journal; False if it is not one, or if
+        it could not be written (then ``res.error`` names the file: the match stops)."""
         for w in pr.warnings:
             warn_once(w)
         if not pr.complete or pr.pair in recorded:      # abandoned, or a pair already recorded
             return False
+        if res.error:         # a file failed: the pairs still coming are played again by --resume
+            return False
         partial.pop(pr.pair, None)
-        recorded.add(pr.pair)
         pr.games.sort(key=lambda g: g.round)
+        try:
+            if pgn_fh:
+                with naming(cfg.pgn_path):
+                    journal.fsync_write(pgn_fh, "".join(pgn_text(g, cfg.event, tc=tc_text) for g in pr.games))
+        except OSError as e:        # a full disk: not in the journal, so --resume plays the pair again
+            res.error = error_line(e)
+            return False
+        recorded.add(pr.pair)
         tally.add(pr.games)
         res.games.extend(pr.games)
         res.wins, res.draws, res.losses = tally.wins, tally.draws, tally.losses
-        if pgn_fh:
-            journal.fsync_write(pgn_fh, "".join(pgn_text(g, cfg.event, tc=tc_text) for g in pr.games))
         if jr:
-            jr.write(_pair_line(pr, by_id[pr.pair], tally, names, cfg.sprt, ex.attempts(pr.pair)))
+            try:
+                jr.write(_pair_line(pr, by_id[pr.pair], tally, names, cfg.sprt, ex.attempts(pr.pair)))
+            except OSError as e:    # in the PGN, not in the journal: --resume drops it there, plays it again
+                res.error = error_line(e)
+                return False
         if bar is not None:
             bar.set_postfix_str(_progress_text(tally, cfg.sprt), refresh=False)
             bar.update(len(pr.games))
@@ -503,7 +537,11 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
                 partial.setdefault(item[0], []).append(item[1])
                 continue
             pr = item
-            if not record(pr):
+            ok = record(pr)
+            if res.error:               # the PGN or the journal could not be written
+                status = "error"
+                break
+            if not ok:
                 continue
             if cfg.sprt is not None and not stopping:
                 v = cfg.sprt.llr_pentanomial(tally.penta)
@@ -531,12 +569,13 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
             # pair is the unit of record: --resume plays the whole pair again and drops these)
             left = sorted((g for gs in partial.values() for g in gs), key=lambda g: g.round)
             res.games.extend(left)
+            written = True
             if pgn_fh:
                 try:
                     journal.fsync_write(pgn_fh, "".join(pgn_text(g, cfg.event, tc=tc_text) for g in left))
                 except OSError:
-                    pass
-            if jr:
+                    written = False
+            if jr and written:
                 try:
                     jr.write({"type": "unfinished", "pairs": sorted(partial),
                               "rounds": [g.round for g in left]})
@@ -545,10 +584,15 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
         if bar is not None:
             bar.close()
         if pgn_fh:
-            pgn_fh.close()
+            try:
+                pgn_fh.close()
+            except OSError:         # what a failed write left in the buffer (already reported)
+                pass
         if jr:
             if res.sprt_status:
                 status = f"sprt {res.sprt_status}"
+            if res.error and status == "finished":
+                status = "error"
             try:
                 end = {"type": "end", "status": status, "error": res.error, "totals": tally.snapshot(cfg.sprt)}
                 if res.sprt_decided:
@@ -561,7 +605,7 @@ def run_match(cfg: MatchConfig, warn=_warn) -> MatchResult:
 
 
 def _progress_text(t: Tally, sprt) -> str:
-    e, m, _ = stats.pentanomial_elo(t.penta) if t.pairs else stats.elo_with_error(t.wins, t.draws, t.losses) + (0,)
+    e, m = stats.pair_stats(t.penta)[:2] if t.pairs else stats.elo_with_error(t.wins, t.draws, t.losses)
     text = f"W-D-L {t.wins}-{t.draws}-{t.losses}  Elo {stats._fmt(e)} +/- {stats._fmt(m)}"
     if sprt is not None:
         lo, hi = sprt.bounds
@@ -578,9 +622,14 @@ def summary_table(res: MatchResult, sprt=None) -> str:
             ("W-D-L", f"{t.wins}-{t.draws}-{t.losses}"),
             ("pentanomial", " ".join(f"{k} {v}" for k, v in zip(stats.PENTANOMIAL_LABELS, t.penta)))]
     if t.pairs:
-        e, m, los5 = stats.pentanomial_elo(t.penta)
-        rows.append(("Elo (pairs)", f"{stats._fmt(e)} +/- {stats._fmt(m)}, nElo "
-                                    f"{stats._fmt(stats.pentanomial_nelo(t.penta))}, LOS {100 * los5:.1f} %"))
+        e, m, nelo, los5 = stats.pair_stats(t.penta)
+        text = f"{stats._fmt(e)} +/- {stats._fmt(m)}, nElo {stats._fmt(nelo)}, LOS "
+        if los5 is None:
+            text += (f"n/a (needs at least {stats.MIN_PAIRS} pairs and {stats.MIN_CELLS} "
+                     "non-empty pentanomial cells)")
+        else:
+            text += f"{100 * los5:.1f} %"
+        rows.append(("Elo (pairs)", text))
     if t.games:
         e, m = stats.elo_with_error(t.wins, t.draws, t.losses)
         rows.append(("Elo (games)", f"{stats._fmt(e)} +/- {stats._fmt(m)}, LOS "
@@ -690,19 +739,21 @@ def config_from_args(argv: list[str]) -> MatchConfig:
                              'pip install "cardinal-engine[cluster]"') from None
         from bench.cluster import parse_scheduler
         parse_scheduler(a.scheduler)
-    for path, opt in ((a.pgn, "--pgn"), (a.journal, "--journal")):
-        why = check_output_path(path, opt)
-        if why:
-            raise ValueError(why)
     if a.resume is not None and not os.path.isfile(a.resume):
         raise ValueError(f"--resume {a.resume}: no such journal file")
     if a.resume and a.journal and os.path.abspath(a.resume) != os.path.abspath(a.journal):
         raise ValueError("--resume JOURNAL continues that journal; do not give another --journal")
     journal_path = a.journal
+    journal_opt = "--journal"
     if journal_path is None and a.pgn and not a.resume:
         journal_path = os.path.splitext(a.pgn)[0] + ".jsonl"
         if os.path.abspath(journal_path) == os.path.abspath(a.pgn):
             journal_path = a.pgn + ".journal.jsonl"
+        journal_opt = "journal (from --pgn)"
+    for path, opt in ((a.pgn, "--pgn"), (journal_path, journal_opt), (a.resume, "--resume")):
+        why = check_output_path(path, opt)
+        if why:
+            raise ValueError(why)
     openings = load_openings(a.openings, a.variant) if a.openings else None
     sprt = stats.SPRT.parse(a.sprt) if a.sprt else None
     adj = Adjudication.parse(a.draw, a.resign)
@@ -734,7 +785,8 @@ def sprt_line(res: MatchResult, sprt: stats.SPRT) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``cardinal match``: 0 on success, 1 if the match stopped on an engine error,
+    """``cardinal match``: 0 on success, 1 if the match stopped on an engine error or on a
+    PGN or journal write that failed (a full disk: one ``error: PATH: REASON`` line),
     2 for bad input or an engine that cannot start, 130 on Ctrl-C."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -743,7 +795,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"error: {e.filename}: {e.strerror}", file=sys.stderr)
+        print(f"error: {error_line(e)}", file=sys.stderr)
         return 2
     ncpu = os.cpu_count() or 1
     if 2 * cfg.concurrency > ncpu and not cfg.scheduler:
@@ -757,7 +809,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        print(f"error: {error_line(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         kill_all()

@@ -184,10 +184,10 @@ class Tally:
         def num(x):
             return None if x is None or x != x or x in (float("inf"), float("-inf")) else round(x, 4)
         e3, m3 = stats.elo_with_error(self.wins, self.draws, self.losses)
-        e5, m5, los5 = stats.pentanomial_elo(self.penta)
+        e5, m5, nelo, los5 = stats.pair_stats(self.penta)      # None: too few pairs (stats.pentanomial_enough)
         out = {"games": self.games, "wins": self.wins, "draws": self.draws, "losses": self.losses,
                "pairs": self.pairs, "pentanomial": list(self.penta),
-               "elo": num(e5), "elo_error": num(m5), "nelo": num(stats.pentanomial_nelo(self.penta)),
+               "elo": num(e5), "elo_error": num(m5), "nelo": num(nelo),
                "los": num(los5), "elo_trinomial": num(e3), "elo_error_trinomial": num(m3)}
         if sprt is not None:
             out["llr"] = num(sprt.llr_pentanomial(self.penta))

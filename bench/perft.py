@@ -22,7 +22,9 @@ time of the engine (numpy + numba).
 Output: a table (position, depth, nodes, our seconds and Mnps, FSF seconds and
 Mnps, ratio = our nps / FSF nps, whether the node counts agree). Exit status 0
 if every count that could be compared agrees, 1 otherwise, 2 on bad arguments.
-``--json FILE`` writes the same results as JSON.
+``--json FILE`` writes the same results as JSON (a path that cannot be written is
+an error before the run; a write that fails at the end, such as a full disk, is one
+``error:`` line after the table, exit status 1).
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ import sys
 import time
 
 from bench.engines import Died, EngineError, EngineSpec, NoReply, find_fairy_stockfish, start_engine
-from bench.outputs import check_output_path
+from bench.outputs import check_output_path, error_line, write_text
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
@@ -154,8 +156,11 @@ def main(argv=None) -> int:
         out = {"import_s": import_s, "first_call_s": first_call_s, "fsf": fsf_path if fsf is not None else None,
                "fsf_name": fsf.id_name if fsf is not None else None, "quick": a.quick, "repeat": a.repeat,
                "results": results}
-        with open(a.json, "w") as fh:
-            json.dump(out, fh, indent=2)
+        try:
+            write_text(a.json, json.dumps(out, indent=2))
+        except OSError as e:           # a full disk, /dev/full: the table above is kept
+            print(f"error: {error_line(e)}", file=sys.stderr)
+            return 1
     return 1 if any(r["match"] is False for r in results) else 0
 
 

@@ -31,7 +31,7 @@ import statistics
 import sys
 import time
 
-from bench.args import OneLineParser
+from bench.args import KeepLinesFormatter, OneLineParser
 from bench.engines import Died, EngineError, EngineSpec, NoReply, find_fairy_stockfish, start_engine
 
 DEFAULT_DEPTH = 7
@@ -159,8 +159,11 @@ def stop_latency(n: int) -> int:
     return 0
 
 
-def main(argv) -> int:
-    ap = OneLineParser(prog="cardinal bench", description=__doc__.split("\n\n")[1])
+def main(argv, epilog: str | None = None) -> int:
+    """``cardinal bench``; ``epilog``: the text after the options in ``--help`` (the
+    command line lists the other benchmarks there)."""
+    ap = OneLineParser(prog="cardinal bench", description=" ".join(__doc__.split("\n\n")[1].split()),
+                       epilog=epilog, formatter_class=KeepLinesFormatter)
     ap.add_argument("--variant", default=None, help=f"{', '.join(_variants.all_names())} "
                     f"(default: {', '.join(_variants.names())})")
     ap.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help=f"search depth (default {DEFAULT_DEPTH})")

@@ -23,7 +23,7 @@ import tempfile
 import time
 
 from bench.engines import Died, EngineError, EngineProcess, NoReply, cardinal_command
-from bench.outputs import check_output_path
+from bench.outputs import check_output_path, error_line, write_text
 
 TIMEOUT = 600.0   # s per answer: a cold start on a slow machine compiles everything
 
@@ -137,8 +137,11 @@ def main(argv) -> int:
         print(f"{r['start']:<6} {r['answer']:<8} {r['runs']:>4} {r['median_s']:>9.3f} {r['min_s']:>7.3f} "
               f"{r['max_s']:>7.3f}")
     if a.json:
-        with open(a.json, "w", encoding="utf-8") as fh:
-            json.dump({"cmd": cmd, "rows": rows, "runs": results}, fh, indent=1)
+        try:
+            write_text(a.json, json.dumps({"cmd": cmd, "rows": rows, "runs": results}, indent=1))
+        except OSError as e:           # a full disk, /dev/full: the table above is kept
+            print(f"error: {error_line(e)}", file=sys.stderr)
+            return 1
     return 0
 
 

@@ -243,7 +243,8 @@ def pentanomial_elo(counts) -> tuple[float, float, float]:
     (pairs are the independent samples, so correlated games of a pair count right);
     the 95 % interval of ``mu`` (``mu +/- 1.96 sqrt(var / games)``) is mapped to Elo
     (scores clamped to [0.001, 0.999]) and the margin is half its width; LOS is
-    ``Phi((mu - 1/2) / sqrt(var / games))``. ``nan`` values with no pairs.
+    ``Phi((mu - 1/2) / sqrt(var / games))``. ``nan`` values with no pairs. This is
+    fishtest's formula for any counts; the match runner prints :func:`pair_stats`.
     """
     if sum(counts) == 0:
         return math.nan, math.nan, math.nan
@@ -267,6 +268,30 @@ def pentanomial_nelo(counts) -> float:
     return (mu - 0.5) / math.sqrt(2.0 * var) * NELO_PER_T
 
 
+MIN_PAIRS = 10          # fewer pairs: no pair-based error bar, nElo or LOS (n/a)
+MIN_CELLS = 2           # fewer non-empty pentanomial cells: the same
+
+
+def pentanomial_enough(counts) -> bool:
+    """Whether pentanomial counts can carry a pair-based error bar, nElo and LOS: at least
+    :data:`MIN_PAIRS` pairs in at least :data:`MIN_CELLS` non-empty cells. fishtest's
+    ``get_elo`` gives an empty cell 1e-3 pairs and always answers, which on a few pairs is
+    far too confident (four games gave +/- 28 Elo and nElo 2834 beside +/- 458 by games),
+    and with one cell the variance is that of the regularisation alone (one drawn pair:
+    +/- 34)."""
+    return sum(counts) >= MIN_PAIRS and sum(1 for c in counts if c > 0) >= MIN_CELLS
+
+
+def pair_stats(counts) -> tuple[float, float | None, float | None, float | None]:
+    """``(elo, margin95, nelo, los)`` from pentanomial counts as the match runner prints
+    and records them: :func:`pentanomial_elo` and :func:`pentanomial_nelo`, with None
+    (printed ``n/a``) for the margin, nElo and LOS unless :func:`pentanomial_enough`."""
+    elo, margin, los_ = pentanomial_elo(counts)
+    if not pentanomial_enough(counts):
+        return elo, None, None, None
+    return elo, margin, pentanomial_nelo(counts), los_
+
+
 def llr_pentanomial(counts, elo0: float, elo1: float) -> float:
     """Generalized LLR of H1 (logistic Elo = elo1) against H0 (elo0) from pentanomial
     counts: fishtest ``LLRcalc.LLR_logistic`` on the 5-cell distribution of a pair's mean
@@ -285,7 +310,9 @@ def summary(wins: int, draws: int, losses: int) -> str:
             f"DrawRatio: {100 * draws / n:.1f} %")
 
 
-def _fmt(x: float) -> str:
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "n/a"
     if math.isnan(x):
         return "nan"
     if math.isinf(x):

@@ -84,6 +84,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import variants as _variants
+from bench.outputs import naming
 
 from search.eval import (WS_SIZE, FEATURES, eval_features, phase_total, load_weights, write_weights,
                          feature_bounds, feature_used, build_eval)
@@ -357,6 +358,14 @@ class DatagenResult:
     interrupted: bool = False
 
 
+def _append(fh, text: str, path: str) -> None:
+    """Append one game's lines, on disk when this returns; ``OSError`` names ``path``."""
+    with naming(path):
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def datagen(variant: str, games: int, out: str, nodes: int = DEFAULT_NODES, concurrency: int = 1,
             seed: int = 1, openings: str | None = None, progress: bool = True,
             log=None) -> DatagenResult:
@@ -385,7 +394,7 @@ def datagen(variant: str, games: int, out: str, nodes: int = DEFAULT_NODES, conc
     else:
         d = os.path.dirname(os.path.abspath(out))
         os.makedirs(d, exist_ok=True)
-        with open(out, "w", encoding="utf-8") as fh:
+        with naming(out), open(out, "w", encoding="utf-8") as fh:
             fh.write(header_line({**params, "weights": weights_digest(variant)}))
     todo = [g for g in range(games) if g not in done]
     tasks = [(variant, g, *game_start(ops, seed, g), int(nodes), int(seed)) for g in todo]
@@ -408,9 +417,7 @@ def datagen(variant: str, games: int, out: str, nodes: int = DEFAULT_NODES, conc
             pool = mp.get_context("spawn").Pool(min(concurrency, len(tasks)), initializer=_worker_init)
             it = pool.imap_unordered(_worker_play, tasks, chunksize=1)
         for g in (it if tasks else ()):
-            fh.write(format_game(g))
-            fh.flush()
-            os.fsync(fh.fileno())
+            _append(fh, format_game(g), out)
             res.games_new += 1
             res.games_done += 1
             res.positions_new += len(g.positions)
@@ -429,7 +436,10 @@ def datagen(variant: str, games: int, out: str, nodes: int = DEFAULT_NODES, conc
         if pool is not None:
             pool.terminate()
             pool.join()
-        fh.close()
+        try:
+            fh.close()
+        except OSError:         # what a failed write left in the buffer (that write raised)
+            pass
         if bar is not None:
             bar.close()
         res.seconds = time.perf_counter() - t0
@@ -632,8 +642,9 @@ def teacher(variant: str, data: str, out: str, depth: int = DEFAULT_TEACHER_DEPT
             os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
         fh = open(out, "a", encoding="utf-8")
         if fresh:
-            fh.write(header_line(params))
-            fh.flush()
+            with naming(out):
+                fh.write(header_line(params))
+                fh.flush()
         for eng in engs:
             th = threading.Thread(target=work, args=(eng,), daemon=True, name=f"teacher-{eng.label}")
             th.start()
@@ -654,9 +665,7 @@ def teacher(variant: str, data: str, out: str, depth: int = DEFAULT_TEACHER_DEPT
                                         f"{during}") from None
                 raise item
             gid, text, n_in, n_out, searched, mates = item
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+            _append(fh, text, out)
             res.games_new += 1
             res.games_done += 1
             res.positions_new += n_out
@@ -676,8 +685,11 @@ def teacher(variant: str, data: str, out: str, depth: int = DEFAULT_TEACHER_DEPT
         for th in threads:
             th.join(timeout=10)
         if fh is not None:
-            fh.close()
-            if fresh and res.games_new == 0 and todo and not res.interrupted:
+            try:
+                fh.close()
+            except OSError:     # what a failed write left in the buffer (that write raised)
+                pass
+            if fresh and res.games_new == 0 and todo and not res.interrupted and os.path.isfile(out):
                 os.unlink(out)       # the teacher failed before its first game: no header-only file
         if bar is not None:
             bar.close()

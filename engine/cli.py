@@ -68,24 +68,28 @@ def _perft(argv) -> int:
     return 0
 
 
+# cardinal bench NAME: the module whose main() runs it, and its line in `cardinal bench --help`
+BENCHES = {
+    "perft": ("bench.perft", "perft speed, ours and Fairy-Stockfish's on the same positions"),
+    "epd": ("bench.epd", "solve rate on an EPD test suite (shipped: chess, grand, knightrelay)"),
+    "startup": ("bench.startup", "time to uciok, readyok and the first bestmove, warm and cold"),
+    "smp": ("bench.smp", "time to depth of the Lazy SMP search, 1 thread against N"),
+    "eval": ("bench.eval_bench", "nanoseconds per static evaluation"),
+}
+
+
+def _bench_epilog() -> str:
+    w = max(map(len, BENCHES))
+    return ("other benchmarks (cardinal bench NAME --help: their options):\n"
+            + "".join(f"  {name:<{w}}  {what}\n" for name, (_, what) in BENCHES.items()))
+
+
 def _bench(argv) -> int:
-    if argv and argv[0] == "perft":
-        from bench.perft import main
-        return main(argv[1:])
-    if argv and argv[0] == "epd":
-        from bench.epd import main
-        return main(argv[1:])
-    if argv and argv[0] == "startup":
-        from bench.startup import main
-        return main(argv[1:])
-    if argv and argv[0] == "smp":
-        from bench.smp import main
-        return main(argv[1:])
-    if argv and argv[0] == "eval":
-        from bench.eval_bench import main
-        return main(argv[1:])
+    if argv and argv[0] in BENCHES:
+        import importlib
+        return importlib.import_module(BENCHES[argv[0]][0]).main(argv[1:])
     from bench.search_bench import main
-    return main(argv)
+    return main(argv, epilog=_bench_epilog())
 
 
 def _match(argv) -> int:
@@ -194,7 +198,7 @@ def _tune_steps(argv) -> int:
     except KeyError as e:
         print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
         return 2
-    err = _tune_check(a)
+    err = _tune_check(a) or _tune_outputs(a, step, variant, T)
     if err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -238,6 +242,26 @@ def _tune_steps(argv) -> int:
     return rc
 
 
+def _tune_outputs(a, step: str, variant: str, T) -> str | None:
+    """The first output file of the step that cannot be written, as an error line (None:
+    all can), found before any game is played or any weight fitted."""
+    from bench.outputs import check_output_path
+    checks = []         # (path, option, written to a new file and renamed over it)
+    if step in ("pgn", "teacher"):
+        checks.append((a.out, "--out", step == "pgn"))
+    if step == "datagen":
+        checks.append((a.out or T.default_data_path(variant), "--out" if a.out else "data file", False))
+    if step == "all":
+        checks.append((a.data or T.default_data_path(variant), "--data" if a.data else "data file", False))
+    if step in ("fit", "all"):
+        checks.append((a.out or T.default_weights_path(variant), "--out" if a.out else "weights file", True))
+    for path, option, replace in checks:
+        why = check_output_path(path, option, replace=replace, mkdir=True)
+        if why:
+            return why
+    return None
+
+
 def _tune_failed(e: BaseException) -> int:
     """One line on stderr for a failed ``cardinal tune`` step; returns its exit status
     (130 after Ctrl-C, else 2: bad data, a bad path, an engine that failed)."""
@@ -245,7 +269,8 @@ def _tune_failed(e: BaseException) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     if isinstance(e, OSError):
-        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        from bench.outputs import error_line
+        print(f"error: {error_line(e)}", file=sys.stderr)
     else:
         print(f"error: {e}", file=sys.stderr)
     return 2

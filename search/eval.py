@@ -455,19 +455,26 @@ def load_weights(name: str, path: str | None = None):
 
 def write_weights(name: str, w_mg, w_eg, meta: dict, path: str | None = None) -> str:
     """Write ``variants/weights/<name>.json`` (or ``path``): ``{"version", "variant", "meta",
-    "mg": {feature: int}, "eg": {feature: int}}``, the features this variant uses only.
-    Returns the path."""
+    "mg": {feature: int}, "eg": {feature: int}}``, the features this variant uses only,
+    by way of ``PATH.tmp`` renamed over it. Returns the path; raises ``OSError`` naming it."""
     path = path or weights_path(name)
     used = feature_used(name)
     data = {"version": WEIGHTS_VERSION, "variant": name, "meta": meta,
             "mg": {FEATURES[i]: int(w_mg[i]) for i in range(NF) if used[i]},
             "eg": {FEATURES[i]: int(w_eg[i]) for i in range(NF) if used[i]}}
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
-        fh.write("\n")
-    os.replace(tmp, path)
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except OSError as e:        # named by the weights file, not by the temporary one, which is removed
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise OSError(e.errno, e.strerror or str(e), path) from None
     return path
 
 

@@ -120,6 +120,19 @@ def test_bench_perft_quick(tmp_path):
             assert row["ratio"] > 0
 
 
+def test_bench_help_lists_the_benchmarks():
+    """``cardinal bench --help`` lists every ``cardinal bench NAME`` with a line each, and
+    ``cardinal bench NAME --help`` is that benchmark's own help."""
+    r = run("bench", "--help")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert r.stdout.startswith("usage: cardinal bench ") and "--depth" in r.stdout
+    listed = re.findall(r"^  (perft|epd|startup|smp|eval) +(\S.*)$", r.stdout, re.M)
+    assert [name for name, _ in listed] == ["perft", "epd", "startup", "smp", "eval"], r.stdout
+    for name, _ in listed:
+        h = run("bench", name, "--help")
+        assert h.returncode == 0 and h.stdout.startswith(f"usage: cardinal bench {name} "), (name, h.stderr)
+
+
 def test_bench_perft_bad_args():
     r = run("bench", "perft", "--repeat", "0", "--no-fsf")
     assert r.returncode == 2
@@ -136,13 +149,26 @@ def test_bench_stop_latency_reports_milliseconds():
     assert float(m.group(3)) < 500        # generous: the target (20 ms) is for the benchmark, not the test
 
 
-@pytest.mark.parametrize("where", ["missing directory", "a directory"])
+@pytest.mark.parametrize("where", ["missing directory", "a directory", "/proc"])
 def test_bench_perft_bad_json_path_fails_before_the_run(tmp_path, where):
-    path = tmp_path / "no" / "perft.json" if where == "missing directory" else tmp_path
+    path = {"missing directory": tmp_path / "no" / "perft.json", "a directory": tmp_path,
+            "/proc": "/proc/perft.json"}[where]       # /proc: writable by its bits (as root), yet no new file
     r = run("bench", "perft", "--quick", "--no-fsf", "--json", str(path))
     assert r.returncode == 2 and r.stdout == ""           # nothing was counted
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: --json") and "Traceback" not in r.stderr, r.stderr
+    assert str(path) in err[0]
+
+
+def test_bench_perft_json_write_that_fails_at_the_end_is_one_line():
+    """/dev/full takes the file and refuses the bytes (a full disk): the table stays on
+    stdout and the error names the path given."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    r = run("bench", "perft", "--quick", "--no-fsf", "--json", "/dev/full")
+    assert r.returncode == 1, r.stderr
+    assert "kiwipete" in r.stdout                          # the results are kept
+    assert r.stderr.strip().splitlines() == ["error: /dev/full: No space left on device"], r.stderr
 
 
 class NeverWarm:

@@ -77,9 +77,10 @@ def test_bench_epd_bad_input(tmp_path, capsys):
     assert "Ke4" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("where", ["missing directory", "a directory"])
+@pytest.mark.parametrize("where", ["missing directory", "a directory", "/proc"])
 def test_bench_epd_bad_json_path_fails_before_the_run(tmp_path, capsys, where):
-    path = tmp_path / "no" / "r.json" if where == "missing directory" else tmp_path
+    path = {"missing directory": tmp_path / "no" / "r.json", "a directory": tmp_path,
+            "/proc": "/proc/r.json"}[where]           # /proc: writable by its bits (as root), yet no new file
     rc = E.main(["knightrelay", "--movetime", "50", "--no-progress", "--json", str(path)])
     assert rc == 2
     c = capsys.readouterr()
@@ -87,6 +88,19 @@ def test_bench_epd_bad_json_path_fails_before_the_run(tmp_path, capsys, where):
     err = c.err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: --json") and str(path) in err[0], c.err
     assert not (tmp_path / "no").exists()
+
+
+def test_bench_epd_json_write_that_fails_at_the_end_is_one_line(tmp_path, capsys):
+    """/dev/full takes the file and refuses the bytes (a full disk): the table is printed and
+    the one error line names the path given."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    suite = tmp_path / "one.epd"
+    suite.write_text('6k1/5ppp/8/8/8/8/8/R5K1 w - - bm Ra8#; id "m1";\n')
+    rc = E.main([str(suite), "--variant", "chess", "--movetime", "50", "--no-progress", "--json", "/dev/full"])
+    c = capsys.readouterr()
+    assert rc == 1 and "m1" in c.out and "solved" in c.out
+    assert c.err.strip().splitlines() == ["error: /dev/full: No space left on device"], c.err
 
 
 def test_bench_epd_engine_that_dies_is_a_one_line_error(capsys):

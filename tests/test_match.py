@@ -350,6 +350,140 @@ def test_unwritable_pgn_is_an_error_before_engines_start(tmp_path, capsys):
     assert not E.live_processes()
 
 
+def _main(argv):
+    """Run main() in-process; returns (status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        rc = M.main(argv)
+    finally:
+        sys.stdout, sys.stderr = old
+    return rc, out.getvalue(), err.getvalue()
+
+
+def _two_legal(games=2):
+    return ["--engine", legal_spec("A"), "--engine", legal_spec("B"), "--depth", "1", "--games", str(games),
+            "--resign", "movecount=2", "score=800", "--no-progress"]
+
+
+@pytest.mark.parametrize("opt", ["--pgn", "--journal"])
+def test_output_in_a_place_that_takes_no_new_file_is_an_error_before_engines_start(tmp_path, opt):
+    """/proc looks writable (as root every permission test passes) but takes no new file."""
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("needs Linux /proc")
+    argv = _two_legal() + [opt, "/proc/m.out"] + (["--pgn", str(tmp_path / "m.pgn")] if opt == "--journal" else [])
+    rc, out, err = _main(argv)
+    assert rc == 2 and out == "" and not E.live_processes()
+    assert err.strip().splitlines() == [f"error: {opt} /proc/m.out: cannot create a file in /proc "
+                                        "(No such file or directory)"], err
+    assert not (tmp_path / "m.pgn").exists()
+
+
+def test_pgn_write_that_fails_names_the_file_and_ends_the_journal(tmp_path):
+    """/dev/full takes the PGN and refuses its bytes (a full disk): one error line naming the
+    file, exit status 1, and the journal keeps its ``end`` line (status ``error``)."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    jpath = tmp_path / "full.jsonl"
+    rc, out, err = _main(_two_legal(4) + ["--pgn", "/dev/full", "--journal", str(jpath)])
+    assert rc == 1, err
+    assert err.strip().splitlines()[-1] == "error: /dev/full: No space left on device", err
+    assert "Traceback" not in err and "Score of A vs B" in out
+    lines = [json.loads(ln) for ln in jpath.read_text().splitlines()]
+    assert lines[0]["type"] == "match" and [ln["type"] for ln in lines if ln["type"] == "pair"] == []
+    assert lines[-1]["type"] == "end" and lines[-1]["status"] == "error"
+    assert lines[-1]["error"] == "/dev/full: No space left on device"
+    assert not E.live_processes()
+
+
+def test_journal_write_that_fails_names_the_file(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    rc, out, err = _main(_two_legal() + ["--pgn", str(tmp_path / "j.pgn"), "--journal", "/dev/full"])
+    assert rc == 2 and err.strip().splitlines() == ["error: /dev/full: No space left on device"], err
+    assert not E.live_processes()
+
+
+def _tally(*pair_scores):
+    t = pairs.Tally()
+    for scores in pair_scores:
+        t.add_scores(list(scores))
+    return t
+
+
+def test_short_matches_print_and_record_no_pair_interval():
+    """4 games used to print ``Elo (pairs) 190.3 +/- 27.8, nElo 2833.7`` beside ``+/- 458.0``
+    by games: the pair-based error bar, nElo and LOS are n/a (null in the journal) below 10
+    pairs or 2 non-empty pentanomial cells; the point estimate stays."""
+    sprt = stats.SPRT(0, 5)
+    for t in (_tally((1, 1), (0.5, 1)), _tally((0.5, 0.5)), _tally(*[(1, 0)] * 12)):
+        table = M.summary_table(M.MatchResult(games=[], tally=t), sprt)
+        row = next(ln for ln in table.splitlines() if "Elo (pairs)" in ln)
+        assert re.search(r"Elo \(pairs\)\s+-?\d+\.\d \+/- n/a, nElo n/a, LOS n/a \(needs at least 10 pairs", row), row
+        assert "Elo (games)" in table and "LLR" in table
+        assert M._progress_text(t, None).endswith("+/- n/a")
+        snap = t.snapshot(sprt)
+        assert snap["elo_error"] is None and snap["nelo"] is None and snap["los"] is None
+        assert isinstance(snap["elo"], float) and isinstance(snap["llr"], float)
+    t = _tally(*[(1, 0)] * 6, *[(1, 1)] * 4, (0.5, 0))      # 11 pairs in 3 cells: numbers
+    row = next(ln for ln in M.summary_table(M.MatchResult(games=[], tally=t)).splitlines() if "Elo (pairs)" in ln)
+    assert re.search(r"\d+\.\d \+/- \d+\.\d, nElo \d+\.\d, LOS \d+\.\d %$", row), row
+    snap = t.snapshot()
+    assert all(isinstance(snap[k], float) for k in ("elo", "elo_error", "nelo", "los"))
+
+
+def test_output_lock_names_the_holder_and_is_all_or_none(tmp_path):
+    from bench import journal as J
+    a, b = str(tmp_path / "a.jsonl"), str(tmp_path / "a.pgn")
+    held = J.lock_outputs([a, b, None, a])             # None and repeats skipped
+    assert [lk.path for lk in held] == [a, b]
+    assert (tmp_path / "a.jsonl.lock").read_text() == f"{os.getpid()}\n"
+    with pytest.raises(J.InUse, match=rf"{re.escape(b)} is in use by another cardinal match \(pid {os.getpid()}\)"):
+        J.lock_outputs([str(tmp_path / "c.jsonl"), b])   # flock: a second open file is a second holder
+    assert not (tmp_path / "c.jsonl.lock").exists()       # the lock taken before the refusal is let go
+    J.release_all(held)
+    assert sorted(os.listdir(tmp_path)) == []             # the lock files go with the locks
+    J.release_all(J.lock_outputs([a]))                   # free again
+
+
+def test_second_run_on_a_journal_in_use_is_refused(tmp_path):
+    """A ``--resume`` (or any second run) while the first run is alive used to append to the
+    same journal and PGN, recording every pair twice: now it stops at once, naming the PID
+    of the run that holds them, and leaves the first run's files alone."""
+    pgn, jpath = tmp_path / "lk.pgn", tmp_path / "lk.jsonl"
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    slow = [f"cmd='{sys.executable} {FAKE} legal::20' proto=uci name={n}" for n in "AB"]   # 20 ms a move
+    argv = [sys.executable, "-m", "engine", "match", "--engine", slow[0], "--engine", slow[1], "--depth", "1",
+            "--games", "200", "--resign", "movecount=2", "score=800", "--pgn", str(pgn), "--no-progress"]
+    first = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120                 # only a hang takes this long
+        while not (jpath.exists() and '"type":"pair"' in jpath.read_text()):
+            assert first.poll() is None, first.stderr.read()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        for extra in (["--resume", str(jpath)], ["--journal", str(tmp_path / "other.jsonl")]):
+            second = subprocess.run(argv + extra, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+            assert second.returncode == 2, second.stderr
+            err = second.stderr.strip().splitlines()
+            held = jpath if extra[0] == "--resume" else pgn
+            assert err == [f"error: {held} is in use by another cardinal match (pid {first.pid}): "
+                           "wait for that run to end, or stop it first"], second.stderr
+        assert first.poll() is None                       # the first run goes on
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.wait(timeout=120)
+    assert first.returncode == 130
+    lines = [json.loads(ln) for ln in jpath.read_text().splitlines()]
+    assert [ln["type"] for ln in lines].count("match") == 1 and "resume" not in [ln["type"] for ln in lines]
+    pairs = [ln["pair"] for ln in lines if ln["type"] == "pair"]
+    assert pairs and len(pairs) == len(set(pairs)) and lines[-1]["type"] == "end"
+    rounds = [int(r) for r in re.findall(r'^\[Round "(\d+)"\]', pgn.read_text(), re.M)]
+    assert len(rounds) == len(set(rounds)) >= 2 * len(pairs)
+    assert sorted(os.listdir(tmp_path)) == ["lk.jsonl", "lk.pgn"]     # no other journal, no lock file left
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_keeps_pgn_and_kills_engines(tmp_path, sig):
     """Ctrl-C, or SIGTERM (``kill PID``), mid-match: exit 130, the PGN's finished games kept

@@ -162,9 +162,20 @@ def test_loses_material_filter():
     (["--variant", "chess", "--depth", "0"], "--depth must be at least 1"),
     (["--variant", "chess", "--fsf", "/nonexistent/fsf"], "Fairy-Stockfish not found"),
     (["--variant", "chess", "--out", "/nonexistent/dir/o.epd"], "no such directory"),
+    (["--variant", "chess", "--out", "/proc/o.epd"], "cannot create a file in /proc"),
     (["--variant", "chess", "--count", "x"], "invalid int value"),
 ])
 def test_generator_bad_input_is_one_line_status_2(argv, what):
     rc, out, err = _run(G.main, argv)
     assert rc == 2 and what in err and err.count("\n") == 1 and err.startswith("error: "), err
     assert "Traceback" not in err and out == ""
+
+
+def test_generator_write_that_fails_names_the_file():
+    """/dev/full takes the suite and refuses its bytes (a full disk): one line naming it."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    rc, _, err = _run(G.main, ["--variant", "knightrelay", "--count", "2", "--depth", "2",
+                               "--max-cp", "300", "--out", "/dev/full"])
+    assert rc == 2 and err.strip().splitlines()[-1] == "error: /dev/full: No space left on device", err
+    assert "Traceback" not in err

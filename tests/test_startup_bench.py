@@ -14,9 +14,10 @@ def test_measure_once_reports_uciok_readyok_bestmove_in_order():
     assert 0 < r["uciok"] <= r["readyok"] <= r["bestmove"]
 
 
-@pytest.mark.parametrize("where", ["missing directory", "a directory"])
+@pytest.mark.parametrize("where", ["missing directory", "a directory", "/proc"])
 def test_bad_json_path_fails_before_any_engine_starts(tmp_path, capsys, where):
-    path = tmp_path / "no" / "s.json" if where == "missing directory" else tmp_path
+    path = {"missing directory": tmp_path / "no" / "s.json", "a directory": tmp_path,
+            "/proc": "/proc/s.json"}[where]           # /proc: writable by its bits (as root), yet no new file
     assert main(["--warm", "1", "--cold", "0", "--json", str(path)]) == 2
     c = capsys.readouterr()
     assert c.out == ""

@@ -111,6 +111,23 @@ def test_pentanomial_elo_matches_fishtest():
     assert all(math.isnan(x) for x in S.pentanomial_elo([0] * 5))
 
 
+def test_pair_interval_nelo_and_los_need_enough_pairs():
+    """fishtest's get_elo answers for any counts (empty cells count 1e-3); on a short match
+    that is far too confident: n/a (None) below 10 pairs or 2 non-empty cells."""
+    for counts in ([0, 0, 0, 1, 1],          # 4 games: +/- 27.8, nElo 2833.7 by fishtest's formula
+                   [0, 0, 1, 0, 0],          # one drawn pair: +/- 34.0
+                   [0, 2, 3, 2, 2],          # 9 pairs, 4 cells
+                   [0, 0, 25, 0, 0]):        # 25 pairs, all in one cell
+        elo, margin, nelo, los = S.pair_stats(counts)
+        assert (margin, nelo, los) == (None, None, None), counts
+        assert elo == S.pentanomial_elo(counts)[0] and not S.pentanomial_enough(counts)
+    for counts in ([0, 0, 5, 0, 5], FT1, [0, 3, 10, 5, 2]):
+        assert S.pentanomial_enough(counts)
+        e, m, los = S.pentanomial_elo(counts)
+        assert S.pair_stats(counts) == (e, m, S.pentanomial_nelo(counts), los)
+    assert S._fmt(None) == "n/a"
+
+
 def test_pentanomial_by_hand():
     # 4 pairs: LD, DD, WD, WW -> pair means 0.25, 0.5, 0.75, 1 (the empty LL cell gets 1e-3)
     counts = [0, 1, 1, 1, 1]

@@ -516,6 +516,22 @@ def test_cli_teacher(fake_teacher, tmp_path):
     assert not (tmp_path / "x.txt").exists()
 
 
+def test_cli_teacher_write_that_fails_names_the_file_and_keeps_it(fake_teacher, tmp_path):
+    """An --out that takes the file and refuses its bytes (here a link to /dev/full, as a
+    full disk): one error line naming it, and the output is not deleted (a device is not
+    the header-only file a failed start would leave)."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    exe, data, log = fake_teacher
+    out = tmp_path / "full.txt"
+    out.symlink_to("/dev/full")
+    r = run("tune", "teacher", "--variant", "chess", "--data", data, "--out", str(out), "--depth", "2",
+            "--engine", exe)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [f"error: {out}: No space left on device"], r.stderr
+    assert os.path.islink(out)
+
+
 def test_teacher_depth_0_takes_the_static_evaluation(fake_teacher, tmp_path):
     """--depth 0: Stockfish's eval command instead of a search; its 'Total evaluation' (pawns,
     White's view) becomes centipawns; a position it prints no number for is dropped."""
@@ -683,6 +699,48 @@ def test_several_data_files_are_one_data_set(tmp_path):
     assert [h["seed"] for h in meta["data_headers"]] == ["1", "2"]   # one header per file, as named
     r = run("tune", "fit", "--variant", "chess", "--data", a, c, "--out", str(tmp_path / "w.json"))
     assert r.returncode == 2 and "teacher" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_fit_unwritable_out_fails_before_the_fit(tmp_path):
+    """/proc looks writable (as root every permission test passes) but takes no new file:
+    found before the data is read, naming the path given (not a temporary file)."""
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("needs Linux /proc")
+    a = _data_file(tmp_path / "a.txt", [(0, 1, list(_FOUR_FENS[:2])), (1, 0, [_FOUR_FENS[2]])], _CHESS_HEAD)
+    for step in (("fit", "--data", a), ("--data", str(tmp_path / "new.txt"))):
+        r = run("tune", *step, "--variant", "chess", "--out", "/proc/w.json", "--max-iter", "5")
+        assert r.returncode == 2 and r.stdout == "", r.stdout + r.stderr      # no fit, no datagen
+        assert r.stderr.strip().splitlines() == ["error: --out /proc/w.json: cannot create a file in /proc "
+                                                 "(No such file or directory)"], r.stderr
+    assert not (tmp_path / "new.txt").exists()
+    r = run("tune", "fit", "--variant", "chess", "--data", a, "--out", "/dev/full")   # renamed over: a device
+    assert r.returncode == 2 and "--out /dev/full: not a regular file" in r.stderr and r.stdout == ""
+
+
+def test_write_weights_failure_names_the_weights_file(tmp_path):
+    from search.eval import NF, write_weights
+    target = tmp_path / "w.json"
+    target.mkdir()                    # the rename over it fails after the temporary file is written
+    (target / "x").write_text("")
+    with pytest.raises(OSError) as e:
+        write_weights("chess", [0] * NF, [0] * NF, {}, path=str(target))
+    assert e.value.filename == str(target)
+    assert sorted(os.listdir(tmp_path)) == ["w.json"]          # the temporary file is removed
+    if os.path.isdir("/proc/self"):
+        with pytest.raises(OSError) as e:
+            write_weights("chess", [0] * NF, [0] * NF, {}, path="/proc/w.json")
+        assert e.value.filename == "/proc/w.json"
+
+
+def test_cli_datagen_write_that_fails_names_the_file():
+    """/dev/full takes the data file and refuses its bytes (a full disk)."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    r = run("tune", "datagen", "--variant", "knightrelay", "--games", "1", "--nodes", "50", "--out", "/dev/full",
+            "--no-progress")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == ["error: /dev/full: No space left on device"], r.stderr
+    assert os.path.exists("/dev/full") and not os.path.isfile("/dev/full")
 
 
 def test_fit_validates_on_held_out_files(tmp_path):

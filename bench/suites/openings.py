@@ -46,7 +46,7 @@ import time
 import variants as _variants
 from bench.args import OneLineParser
 from bench.engines import EngineError, EngineSpec, NoReply, Died, find_fairy_stockfish, start_engine
-from bench.outputs import check_output_path
+from bench.outputs import check_output_path, error_line, naming
 
 DEFAULT_COUNT = 520
 MIN_PLIES, MAX_PLIES = 4, 8
@@ -247,8 +247,11 @@ def main(argv=None) -> int:
         scorer.close()
     command = "python -m bench.suites.openings " + " ".join(argv)
     if a.out:
-        with open(a.out, "w", encoding="utf-8") as fh:
-            write(entries, variant, kind, scorer.name, depth, a.max_cp, command, fh)
+        try:
+            with naming(a.out), open(a.out, "w", encoding="utf-8") as fh:
+                write(entries, variant, kind, scorer.name, depth, a.max_cp, command, fh)
+        except OSError as e:           # a full disk, /dev/full
+            return _error(error_line(e))
     else:
         write(entries, variant, kind, scorer.name, depth, a.max_cp, command, sys.stdout)
     cps = [abs(e["cp"]) for e in entries]
