@@ -1234,10 +1234,35 @@ def fit(variant: str, data, out: str | None = None, seed: int = 1, val: float = 
     if vpaths:
         rep.meta["val_data"] = "+".join(os.path.basename(p) for p in vpaths)
         rep.meta["val_data_headers"] = [h or {} for h in ds.headers[:len(vpaths)]]
+    # the history of the fits goes on: the starting weights' entries, then this fit's
+    note, history = previous_history(variant)
+    rep.meta["history_note"] = note
+    rep.meta["history"] = history + [{
+        "fit": len(history) + 1, "date": rep.meta["date"][:10], "commit": rep.meta["commit"],
+        "data": rep.meta["data"] + (f" (validation {rep.meta['val_data']})" if vpaths else ""),
+        "free": rep.meta["free"], "lambda": lam, "l2": l2,
+        "val_loss": [r6(before[1]), r6(after[1])]}]
     if write:
         write_weights(variant, new_mg, new_eg, rep.meta, path=out)
         rep.path = out or default_weights_path(variant)
     return rep
+
+
+HISTORY_NOTE = ("history: one entry per fit, oldest first (the fields above describe the last one); "
+                "val_loss is [before, after] the fit on its validation set")
+
+
+def previous_history(variant: str) -> tuple[str, list]:
+    """``(history_note, history)`` of the shipped weights file of ``variant`` (the weights a fit
+    starts from): its ``meta.history`` list, empty when it has none or cannot be read."""
+    from search.eval import weights_path
+    try:
+        with open(weights_path(variant), encoding="utf-8") as fh:
+            meta = json.load(fh).get("meta") or {}
+        hist = meta.get("history")
+        return str(meta.get("history_note") or HISTORY_NOTE), list(hist) if isinstance(hist, list) else []
+    except (OSError, ValueError, AttributeError):
+        return HISTORY_NOTE, []
 
 
 def moved_most(rep: TuneReport, k: int = 15) -> list[tuple[str, str, int, int]]:

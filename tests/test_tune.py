@@ -215,6 +215,10 @@ def test_fit_on_selfplay_data_lowers_loss_and_writes_weights(tmp_path):
     assert set(d["mg"]) == names and set(d["eg"]) == names      # the features this variant uses
     assert d["meta"]["positions"] == rep.n_positions and d["meta"]["K"] == pytest.approx(rep.K, abs=1e-5)
     assert d["meta"]["data"] == "kr.txt" and d["meta"]["seed"] == 2
+    # the history of the shipped weights goes on, with this fit as its newest entry
+    _, shipped = T.previous_history("knightrelay")
+    assert d["meta"]["history"][:-1] == shipped and d["meta"]["history"][-1]["fit"] == len(shipped) + 1
+    assert d["meta"]["history"][-1]["data"] == "kr.txt" and d["meta"]["history_note"]
     mg, eg = T.load_weights("knightrelay", wpath)          # the engine's reader accepts it
     assert np.array_equal(mg, rep.new_mg) and np.array_equal(eg, rep.new_eg)
     # frozen features keep their start value
