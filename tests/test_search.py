@@ -560,13 +560,13 @@ def test_tt_score_refines_the_static_eval_by_its_bound():
     from search.core import _tt_refined
     tt = tt_alloc(1)
     key = np.int64(0x1234567)
-    assert _tt_refined(tt, np.int64(-1), np.int64(40), np.int64(3)) == 40      # no TT slot
+    assert _tt_refined(tt, np.int64(-1), np.int64(40), np.int64(3), np.int64(0)) == 40      # no TT slot
     cases = [(BOUND_LOWER, 90, 90), (BOUND_LOWER, -10, 40),                     # lower: only raises
              (BOUND_UPPER, -10, -10), (BOUND_UPPER, 90, 40),                    # upper: only lowers
              (BOUND_EXACT, 90, 90), (BOUND_EXACT, -10, -10)]
     for bound, score, want in cases:
         i = tt_store(tt, key, 0, score, 5, bound, 1, 40)
-        assert _tt_refined(tt, np.int64(i), np.int64(40), np.int64(3)) == want, (bound, score)
+        assert _tt_refined(tt, np.int64(i), np.int64(40), np.int64(3), np.int64(0)) == want, (bound, score)
 
 
 def test_singular_search_excludes_its_move_and_stores_nothing():
