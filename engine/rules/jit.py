@@ -69,6 +69,22 @@ if callable(getattr(_arrayobj, "fix_integer_index", None)):
 
 
 @intrinsic
+def nowrap(typingctx, idx):
+    """``a[nowrap(i)]``: index ``a`` with the integer ``i``, which must not be negative,
+    without numba's negative-index wraparound (module docstring). Returns ``i`` as ``uintp``
+    (sign-extended from a narrower type; no instruction for int64), for which numba emits
+    a plain load or store. Only inside the brackets: numba types ``uint64`` mixed with
+    ``int64`` arithmetic as ``float64``, which cannot index."""
+    if not isinstance(idx, _types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return context.cast(builder, args[0], signature.args[0], _types.uintp)
+
+    return _types.uintp(idx), codegen
+
+
+@intrinsic
 def prefetch(typingctx, arr, idx):
     """``prefetch(arr, i)``: ask the CPU to start loading the cache line of ``arr[i]`` (1-d array,
     integer ``i``) and return at once (LLVM's ``llvm.prefetch``: a read, kept in all cache levels),
@@ -106,4 +122,4 @@ def njit(*args, nrt: bool = False, **options):
     return _numba_njit(*args, **options)
 
 
-__all__ = ["njit", "trailing_zeros", "prefetch"]
+__all__ = ["njit", "trailing_zeros", "prefetch", "nowrap"]
