@@ -31,7 +31,7 @@ unfinished iteration.
 from collections import namedtuple
 
 import numpy as np
-from engine.rules.jit import njit
+from engine.rules.jit import njit, nowrap
 
 from engine.rules.layout import (field_offsets, NTYPES, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, SQ_MASK, MOVE_PROMO_BITS,
                                  MOVE_EP_BIT, U_MOVE, NSQ, KING, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, MARSHAL, CARDINAL, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
@@ -170,9 +170,9 @@ def _static_eval(board, st, vt, ev, ws, tt, ti, info, ply):
     """Static evaluation (centipawns, side to move), from the TT slot ``ti`` when it caches one,
     with the material + piece-square sums kept in ``info`` (:func:`_make`).
     The single call site of the evaluation keeps the compiled code (and compile time) small."""
-    if ti >= 0 and tt[ti].eval != EVAL_NONE:
-        return np.int64(tt[ti].eval)
-    return evaluate_inc(board, st, vt, ev, ws, info[I_PSQ + 2 * ply], info[I_PSQ + 2 * ply + 1])
+    if ti >= 0 and tt[nowrap(ti)].eval != EVAL_NONE:
+        return np.int64(tt[nowrap(ti)].eval)
+    return evaluate_inc(board, st, vt, ev, ws, info[nowrap(I_PSQ + 2 * ply)], info[nowrap(I_PSQ + 2 * ply + 1)])
 
 
 @njit(cache=True, nogil=True)
@@ -183,8 +183,8 @@ def _tt_refined(tt, ti, static, ply, r50):
     and the TT's cached eval keep the plain static eval."""
     if ti < 0:
         return static
-    s = _score_from_tt(tt[ti].score, ply, r50)
-    bnd = tt[ti].flag & 3
+    s = _score_from_tt(tt[nowrap(ti)].score, ply, r50)
+    bnd = tt[nowrap(ti)].flag & 3
     if (s > static and (bnd & BOUND_LOWER) != 0) or (s < static and (bnd & BOUND_UPPER) != 0):
         return s
     return static
@@ -195,8 +195,8 @@ def _make(board, st, stack, hist, vt, zob, ev, info, ply, m):
     """make_move, carrying the material + piece-square sums from ``ply`` to ``ply + 1``
     (incremental: :func:`search.eval.psq_delta` of the move, before it is made)."""
     dmg, deg = psq_delta(board, st, vt, ev, m)
-    info[I_PSQ + 2 * ply + 2] = info[I_PSQ + 2 * ply] + dmg
-    info[I_PSQ + 2 * ply + 3] = info[I_PSQ + 2 * ply + 1] + deg
+    info[nowrap(I_PSQ + 2 * ply + 2)] = info[nowrap(I_PSQ + 2 * ply)] + dmg
+    info[nowrap(I_PSQ + 2 * ply + 3)] = info[nowrap(I_PSQ + 2 * ply + 1)] + deg
     make_move(board, st, stack, hist, vt, zob, m)
 
 
@@ -222,13 +222,13 @@ def _losing_capture(board, st, vt, ev, ws, m):
 @njit(cache=True, nogil=True)
 def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_h, cont, c1, c2, cm, capt):
     for i in range(n0, n):
-        m = moves[i]
+        m = moves[nowrap(i)]
         if m == ttm:
-            scores[i] = ORD_TT
+            scores[nowrap(i)] = ORD_TT
             continue
         to = (m >> MOVE_TO_SHIFT) & SQ_MASK
         promo = (m >> MOVE_PROMO_SHIFT) & 0xF
-        victim = board[to]
+        victim = board[nowrap(to)]
         if m & MOVE_EP_BIT:
             victim = PAWN
         if victim != EMPTY or promo != 0:
@@ -238,20 +238,21 @@ def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_
             if promo != 0:
                 v += _piece_value(ev, promo) - 100
             a = board[m & SQ_MASK]
-            ch = capt[_cmh_index(a, to), victim & 15] // CAPT_DIV
+            ch = capt[nowrap(_cmh_index(a, to)), victim & 15] // CAPT_DIV
             if victim != EMPTY and _losing_capture(board, st, vt, ev, ws, m):
-                scores[i] = ORD_BAD + v * 16 - (_piece_value(ev, a) >> 4) + ch
+                scores[nowrap(i)] = ORD_BAD + v * 16 - (_piece_value(ev, a) >> 4) + ch
             else:
-                scores[i] = ORD_NOISY + CAPT_BASE + v * 16 - (_piece_value(ev, a) >> 4) + ch
+                scores[nowrap(i)] = ORD_NOISY + CAPT_BASE + v * 16 - (_piece_value(ev, a) >> 4) + ch
         elif m == k1:
-            scores[i] = ORD_KILLER1
+            scores[nowrap(i)] = ORD_KILLER1
         elif m == k2:
-            scores[i] = ORD_KILLER2
+            scores[nowrap(i)] = ORD_KILLER2
         elif m == cm:
-            scores[i] = ORD_COUNTER
+            scores[nowrap(i)] = ORD_COUNTER
         else:
             pc = board[m & SQ_MASK]
-            scores[i] = hist_h[pc, to] + CONT_SCALE * _cont_score(cont, c1, c2, _cmh_index(pc, to))
+            scores[nowrap(i)] = (hist_h[nowrap(pc), nowrap(to)]
+                                 + CONT_SCALE * _cont_score(cont, c1, c2, _cmh_index(pc, to)))
 
 
 @njit(cache=True, nogil=True)
@@ -267,9 +268,9 @@ def _cont_score(cont, c1, c2, idx):
     (two plies up); -1 means no such move (root, null move)."""
     v = 0
     if c1 >= 0:
-        v += cont[c1, idx]
+        v += cont[nowrap(c1), nowrap(idx)]
     if c2 >= 0:
-        v += cont[c2, idx]
+        v += cont[nowrap(c2), nowrap(idx)]
     return v
 
 
@@ -286,7 +287,7 @@ def _gravity(h, bonus, limit):
 def _cont_update(cont, c1, c2, idx, bonus):
     for c in (c1, c2):
         if c >= 0:
-            cont[c, idx] = _gravity(cont[c, idx], bonus, CONT_MAX)
+            cont[nowrap(c), nowrap(idx)] = _gravity(cont[nowrap(c), nowrap(idx)], bonus, CONT_MAX)
 
 
 @njit(cache=True, nogil=True)
@@ -300,7 +301,7 @@ def _victim_type(board, m):
 @njit(cache=True, nogil=True)
 def _capt_update(capt, pc, to, victim, bonus):
     i = _cmh_index(pc, to)
-    capt[i, victim] = _gravity(capt[i, victim], bonus, CONT_MAX)
+    capt[nowrap(i), nowrap(victim)] = _gravity(capt[nowrap(i), nowrap(victim)], bonus, CONT_MAX)
 
 
 @njit(cache=True, nogil=True)
@@ -308,24 +309,24 @@ def _pick(moves, scores, i, n):
     """Selection step: swap the best-scored move of [i, n) to i and return it (the first of
     equal bests: the order depends on it). Two passes, the maximum (a reduction the compiler
     vectorises) and then its first position, cost less than one pass tracking both."""
-    bs = scores[i]
+    bs = scores[nowrap(i)]
     for j in range(i + 1, n):
-        bs = max(bs, scores[j])
+        bs = max(bs, scores[nowrap(j)])
     b = i
-    while scores[b] != bs:
+    while scores[nowrap(b)] != bs:
         b += 1
     if b != i:
-        t = moves[i]
-        moves[i] = moves[b]
-        moves[b] = t
-        scores[b] = scores[i]
-        scores[i] = bs
-    return moves[i]
+        t = moves[nowrap(i)]
+        moves[nowrap(i)] = moves[nowrap(b)]
+        moves[nowrap(b)] = t
+        scores[nowrap(b)] = scores[nowrap(i)]
+        scores[nowrap(i)] = bs
+    return moves[nowrap(i)]
 
 
 @njit(cache=True, nogil=True)
 def _history_update(hist_h, pc, to, bonus):
-    hist_h[pc, to] = _gravity(hist_h[pc, to], bonus, HIST_MAX)
+    hist_h[nowrap(pc), nowrap(to)] = _gravity(hist_h[nowrap(pc), nowrap(to)], bonus, HIST_MAX)
 
 
 @njit(cache=True, nogil=True)
@@ -350,7 +351,7 @@ def _is_draw(board, st, hist, vt, info, ply, moves):
     cnt = 0
     i = gp - 4
     while i >= lo:
-        if hist[i] == h:
+        if hist[nowrap(i)] == h:
             if i >= root:
                 return True
             cnt += 1
@@ -398,8 +399,8 @@ def qsearch(c, alpha, beta, ply, incheck):
     key = st[S_HASH]
     ti = tt_probe(tt, key)
     if ti >= 0 and beta - alpha == 1:
-        s = _score_from_tt(tt[ti].score, ply, st[S_HALFMOVE])
-        bnd = tt[ti].flag & 3
+        s = _score_from_tt(tt[nowrap(ti)].score, ply, st[S_HALFMOVE])
+        bnd = tt[nowrap(ti)].flag & 3
         if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
             return s
     # one call site each for _static_eval and gen_legal_checked keeps the compiled code (and compile time) small
@@ -429,7 +430,7 @@ def qsearch(c, alpha, beta, ply, incheck):
         m = _pick(moves, scores, i, n)
         if not check:
             to = (m >> MOVE_TO_SHIFT) & SQ_MASK
-            victim = board[to]
+            victim = board[nowrap(to)]
             # Step 2. Delta pruning, then skip losing captures (they rarely rescue a quiet position)
             if (m & MOVE_PROMO_BITS) == 0 and victim != EMPTY and \
                     stand + _piece_value(ev, victim) + DELTA_MARGIN <= alpha:
@@ -461,9 +462,9 @@ def qsearch(c, alpha, beta, ply, incheck):
 def _score_noisy(board, ev, moves, scores, n0, n, capt):
     """Quiescence order: MVV-LVA plus the capture history (as :func:`_score_moves`)."""
     for i in range(n0, n):
-        m = moves[i]
+        m = moves[nowrap(i)]
         to = (m >> MOVE_TO_SHIFT) & SQ_MASK
-        victim = board[to]
+        victim = board[nowrap(to)]
         promo = (m >> MOVE_PROMO_SHIFT) & 0xF
         v = 0
         if victim != EMPTY:
@@ -474,7 +475,8 @@ def _score_noisy(board, ev, moves, scores, n0, n, capt):
         if promo != 0:
             v += _piece_value(ev, promo)
         a = board[m & SQ_MASK]
-        scores[i] = v * 16 - (_piece_value(ev, a) >> 4) + capt[_cmh_index(a, to), victim & 15] // CAPT_DIV
+        scores[nowrap(i)] = (v * 16 - (_piece_value(ev, a) >> 4)
+                             + capt[nowrap(_cmh_index(a, to)), victim & 15] // CAPT_DIV)
 
 
 @njit(cache=True, nogil=True)
@@ -482,10 +484,10 @@ def _has_null_material(st, vt, us):
     """Null-move guard: the side owns a piece beyond king and pawns (and, in knightrelay, beyond knights,
     since knights-only material is zugzwang-prone: knights cannot capture)."""
     c = us << 4
-    s = st[S_COUNT + (BISHOP | c)] + st[S_COUNT + (ROOK | c)] + st[S_COUNT + (QUEEN | c)] \
-        + st[S_COUNT + (MARSHAL | c)] + st[S_COUNT + (CARDINAL | c)]
+    s = st[nowrap(S_COUNT + (BISHOP | c))] + st[nowrap(S_COUNT + (ROOK | c))] + st[nowrap(S_COUNT + (QUEEN | c))] \
+        + st[nowrap(S_COUNT + (MARSHAL | c))] + st[nowrap(S_COUNT + (CARDINAL | c))]
     if (vt[V_FLAGS] & VF_RELAY) == 0:
-        s += st[S_COUNT + (KNIGHT | c)]
+        s += st[nowrap(S_COUNT + (KNIGHT | c))]
     return s > 0
 
 
@@ -499,7 +501,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     specialisations, which crashed on reload from the cache."""
     board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws, \
         cont, counter, capt = c
-    pvlen[ply] = ply
+    pvlen[nowrap(ply)] = ply
     if depth <= 0:
         return qsearch(c, alpha, beta, ply, incheck)
     if _tick(info, stop):
@@ -526,25 +528,25 @@ def search(c, alpha, beta, depth, ply, incheck):
     # Step 2. Transposition table probe (cutoff in non-PV nodes; none once the fifty-move counter
     # reaches R50_NO_TT_CUT, as Stockfish 12: the stored result may not hold this close to the draw)
     ttm = 0
-    skipm = info[I_SKIP + ply]    # a singular-extension search of this node without that move
+    skipm = info[nowrap(I_SKIP + ply)]    # a singular-extension search of this node without that move
     ti = tt_probe(tt, key)
     if ti >= 0:
-        ttm = tt[ti].move
+        ttm = tt[nowrap(ti)].move
         if ttm == skipm:
             ttm = 0
-        if not pv_node and skipm == 0 and tt[ti].depth >= depth and st[S_HALFMOVE] < R50_NO_TT_CUT:
-            s = _score_from_tt(tt[ti].score, ply, st[S_HALFMOVE])
-            bnd = tt[ti].flag & 3
+        if not pv_node and skipm == 0 and tt[nowrap(ti)].depth >= depth and st[S_HALFMOVE] < R50_NO_TT_CUT:
+            s = _score_from_tt(tt[nowrap(ti)].score, ply, st[S_HALFMOVE])
+            bnd = tt[nowrap(ti)].flag & 3
             if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
                 return s
     check = in_check(board, st, vt) if incheck < 0 else incheck != 0
     us = st[S_SIDE]
     # Step 3. Static evaluation
     static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, info, ply)
-    info[I_EVAL + ply] = static
+    info[nowrap(I_EVAL + ply)] = static
     # "improving": the static eval rose since our previous move (two plies up); if not, the
     # position is drifting and pruning/reductions below can be bolder
-    improving = ply < 2 or static > info[I_EVAL + ply - 2]
+    improving = ply < 2 or static > info[nowrap(I_EVAL + ply - 2)]
     # the eval the pruning steps below judge by: the static eval refined by the TT score
     pe = static if check else _tt_refined(tt, ti, static, ply, st[S_HALFMOVE])
     # Step 3b. Internal iterative reduction: no TT move means this node was never searched (or failed
@@ -556,16 +558,16 @@ def search(c, alpha, beta, depth, ply, incheck):
             and beta > -MATE_BOUND and beta < MATE_BOUND:
         return pe
     # Step 5. Null move search: give the opponent a free move; if we still beat beta, cut
-    null_ok = stack[st[S_PLY] - 1, U_MOVE] != 0 if st[S_PLY] > 0 else True   # no two null moves in a row
+    null_ok = stack[nowrap(st[S_PLY] - 1), U_MOVE] != 0 if st[S_PLY] > 0 else True   # no two null moves in a row
     if not pv_node and not check and skipm == 0 and null_ok and depth >= NULL_MIN_DEPTH and pe >= beta \
             and beta < MATE_BOUND and _has_null_material(st, vt, us):
         # reduction grows with depth and with the margin over beta (a big margin needs less proof)
         r = 3 + depth // 4 + min(NULL_EVAL_MAX, (pe - beta) // NULL_EVAL_DIV)
         make_null(st, stack, hist, zob)
         tt_prefetch(tt, st[S_HASH])   # the child probes this bucket first
-        info[I_CMH + ply] = -1
-        info[I_PSQ + 2 * ply + 2] = info[I_PSQ + 2 * ply]
-        info[I_PSQ + 2 * ply + 3] = info[I_PSQ + 2 * ply + 1]
+        info[nowrap(I_CMH + ply)] = -1
+        info[nowrap(I_PSQ + 2 * ply + 2)] = info[nowrap(I_PSQ + 2 * ply)]
+        info[nowrap(I_PSQ + 2 * ply + 3)] = info[nowrap(I_PSQ + 2 * ply + 1)]
         sc = -search(c, -beta, -beta + 1, depth - 1 - r, ply + 1, np.int64(0))
         unmake_null(st, stack)
         if info[I_ABORT] != 0:
@@ -576,9 +578,9 @@ def search(c, alpha, beta, depth, ply, incheck):
     # without generating anything; the other moves are generated and scored only if it fails to
     # cut off. The order is the one full generation would give (the TT move, then by score).
     n0 = ply * MAX_MOVES
-    c1 = info[I_CMH + ply - 1] if ply >= 1 else -1     # the opponent's last move
-    c2 = info[I_CMH + ply - 2] if ply >= 2 else -1     # our own previous move
-    cm = counter[c1] if c1 >= 0 else 0
+    c1 = info[nowrap(I_CMH + ply - 1)] if ply >= 1 else -1     # the opponent's last move
+    c2 = info[nowrap(I_CMH + ply - 2)] if ply >= 2 else -1     # our own previous move
+    cm = counter[nowrap(c1)] if c1 >= 0 else 0
     tt_first = ttm != 0 and is_legal_move(board, st, vt, np.int64(ttm), check, moves, n0)
     npm = _has_null_material(st, vt, us)    # pieces beyond king and pawns: SEE pruning is safe
     futile = (not pv_node and not check and depth <= FUT_DEPTH and alpha > -MATE_BOUND
@@ -604,16 +606,16 @@ def search(c, alpha, beta, depth, ply, incheck):
             n = gen_legal_checked(board, st, vt, moves, n0, np.int64(GEN_ALL), check)   # not a literal: one compiled copy
             if n == n0:
                 return -MATE + ply if check else 0
-            _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, killers[ply, 0], killers[ply, 1], hist_h,
-                         cont, c1, c2, cm, capt)
+            _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, killers[nowrap(ply), 0],
+                         killers[nowrap(ply), 1], hist_h, cont, c1, c2, cm, capt)
             if tt_first:
                 # the TT move (already searched) goes to the front, where the first pick would put it
                 for j in range(n0, n):
-                    if moves[j] == ttm:
-                        moves[j] = moves[n0]
-                        scores[j] = scores[n0]
-                        moves[n0] = ttm
-                        scores[n0] = ORD_TT
+                    if moves[nowrap(j)] == ttm:
+                        moves[nowrap(j)] = moves[nowrap(n0)]
+                        scores[nowrap(j)] = scores[nowrap(n0)]
+                        moves[nowrap(n0)] = ttm
+                        scores[nowrap(n0)] = ORD_TT
                         break
                 i = n0 + 1
             continue
@@ -621,7 +623,7 @@ def search(c, alpha, beta, depth, ply, incheck):
             if i >= n:
                 break
             m = _pick(moves, scores, i, n)
-            msc = scores[i]
+            msc = scores[nowrap(i)]
             cur = i
             i += 1
         if m == skipm:
@@ -629,12 +631,12 @@ def search(c, alpha, beta, depth, ply, incheck):
         if root:
             skip = False
             for j in range(info[I_NEXCL]):
-                if excl[j] == m:
+                if excl[nowrap(j)] == m:
                     skip = True
             if skip:
                 continue
         to = (m >> MOVE_TO_SHIFT) & SQ_MASK
-        noisy = board[to] != EMPTY or (m & (MOVE_PROMO_BITS | MOVE_EP_BIT)) != 0
+        noisy = board[nowrap(to)] != EMPTY or (m & (MOVE_PROMO_BITS | MOVE_EP_BIT)) != 0
         pc = board[m & SQ_MASK]
         # decided before the move is made: pruned moves cost no make/unmake
         gives = gives_check(board, st, stack, hist, vt, zob, m)
@@ -653,7 +655,7 @@ def search(c, alpha, beta, depth, ply, incheck):
                         not _see_ge(board, st, vt, ev, ws, m, -SEE_NOISY_MARGIN * depth):
                     continue
             else:
-                lmr_depth = depth - 1 - np.int64(LMR[min(depth, 63), min(searched + 1, 63)])
+                lmr_depth = depth - 1 - np.int64(LMR[nowrap(min(depth, 63)), nowrap(min(searched + 1, 63))])
                 if lmr_depth < 0:
                     lmr_depth = 0
                 if not _see_ge(board, st, vt, ev, ws, m,
@@ -670,13 +672,14 @@ def search(c, alpha, beta, depth, ply, incheck):
         # (a half-depth search without it); when even that search beats beta, several moves
         # refute this node and it is cut at once (multi-cut)
         if stage == 1 and depth >= SE_DEPTH and not root and skipm == 0 and ply < 2 * info[I_ROOTDEPTH] \
-                and ti >= 0 and tt[ti].key == key and (tt[ti].flag & BOUND_LOWER) != 0 and tt[ti].depth >= depth - SE_TT_SLACK:
-            tts = _score_from_tt(tt[ti].score, ply, st[S_HALFMOVE])
+                and ti >= 0 and tt[nowrap(ti)].key == key and (tt[nowrap(ti)].flag & BOUND_LOWER) != 0 \
+                and tt[nowrap(ti)].depth >= depth - SE_TT_SLACK:
+            tts = _score_from_tt(tt[nowrap(ti)].score, ply, st[S_HALFMOVE])
             if -MATE_BOUND < tts < MATE_BOUND:
                 sbeta = tts - SE_MARGIN * depth
-                info[I_SKIP + ply] = m
+                info[nowrap(I_SKIP + ply)] = m
                 v = search(c, sbeta - 1, sbeta, depth // 2, ply, np.int64(1 if check else 0))
-                info[I_SKIP + ply] = 0
+                info[nowrap(I_SKIP + ply)] = 0
                 if info[I_ABORT] != 0:
                     return 0
                 if v < sbeta:
@@ -686,7 +689,7 @@ def search(c, alpha, beta, depth, ply, incheck):
         gchk = np.int64(1 if gives else 0)     # the child's "in check"
         _make(board, st, stack, hist, vt, zob, ev, info, ply, m)
         tt_prefetch(tt, st[S_HASH])   # the child probes this bucket first
-        info[I_CMH + ply] = _cmh_index(pc, to)
+        info[nowrap(I_CMH + ply)] = _cmh_index(pc, to)
         nd = depth - 1 + ext
         if searched == 0:
             sc = -search(c, -beta, -alpha, nd, ply + 1, gchk)
@@ -694,7 +697,7 @@ def search(c, alpha, beta, depth, ply, incheck):
             # Step 10. Late move reductions for quiet moves
             r = 0
             if depth >= LMR_MIN_DEPTH and searched >= LMR_MIN_MOVE and not noisy and not gives and not check:
-                r = np.int64(LMR[min(depth, 63), min(searched, 63)])
+                r = np.int64(LMR[nowrap(min(depth, 63)), nowrap(min(searched, 63))])
                 if pv_node:
                     r -= 1      # PV nodes are searched more carefully
                 if not improving:
@@ -725,10 +728,10 @@ def search(c, alpha, beta, depth, ply, incheck):
             if sc > alpha:
                 alpha = sc
                 # update the PV
-                pv[ply, ply] = m
-                for j in range(ply + 1, pvlen[ply + 1]):
-                    pv[ply, j] = pv[ply + 1, j]
-                pvlen[ply] = pvlen[ply + 1] if pvlen[ply + 1] > ply + 1 else ply + 1
+                pv[nowrap(ply), nowrap(ply)] = m
+                for j in range(ply + 1, pvlen[nowrap(ply + 1)]):
+                    pv[nowrap(ply), nowrap(j)] = pv[nowrap(ply + 1), nowrap(j)]
+                pvlen[nowrap(ply)] = pvlen[nowrap(ply + 1)] if pvlen[nowrap(ply + 1)] > ply + 1 else ply + 1
                 if sc >= beta:
                     # Step 12. Killers and histories on a cutoff: a quiet cutoff rewards the move in the
                     # quiet histories and punishes the quiet moves tried before it; a capture cutoff rewards
@@ -736,20 +739,20 @@ def search(c, alpha, beta, depth, ply, incheck):
                     bonus = depth * depth * 32
                     cbonus = min(bonus, CONT_BONUS_MAX)
                     if not noisy:
-                        if killers[ply, 0] != m:
-                            killers[ply, 1] = killers[ply, 0]
-                            killers[ply, 0] = m
+                        if killers[nowrap(ply), 0] != m:
+                            killers[nowrap(ply), 1] = killers[nowrap(ply), 0]
+                            killers[nowrap(ply), 0] = m
                         if c1 >= 0:
-                            counter[c1] = m
+                            counter[nowrap(c1)] = m
                         _history_update(hist_h, pc, to, bonus)
                         _cont_update(cont, c1, c2, _cmh_index(pc, to), cbonus)
                     else:
                         _capt_update(capt, pc, to, _victim_type(board, m), cbonus)
                     for j in range(n0, cur):     # the moves tried before this one
-                        q = moves[j]
+                        q = moves[nowrap(j)]
                         qto = (q >> MOVE_TO_SHIFT) & SQ_MASK
                         qpc = board[q & SQ_MASK]
-                        if board[qto] == EMPTY and (q & (MOVE_PROMO_BITS | MOVE_EP_BIT)) == 0:
+                        if board[nowrap(qto)] == EMPTY and (q & (MOVE_PROMO_BITS | MOVE_EP_BIT)) == 0:
                             if not noisy:
                                 _history_update(hist_h, qpc, qto, -bonus)
                                 _cont_update(cont, c1, c2, _cmh_index(qpc, qto), -cbonus)

@@ -78,7 +78,7 @@ import os
 from functools import lru_cache
 
 import numpy as np
-from engine.rules.jit import njit, trailing_zeros
+from engine.rules.jit import njit, nowrap, trailing_zeros
 
 from engine.rules import layout as L
 from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, BISHOP, KING, EMPTY, OFF, S_SIDE, S_KSQ, S_COUNT, S_OCC,
@@ -560,18 +560,18 @@ def _mark_checks(board, ws, k, shift, n):
     diagonal ray (empty squares up to and including the first piece). Appends the cells to the list
     at ``ws[WS_LIST + n]`` and returns its new length; the evaluation zeroes the listed cells at its end."""
     for o in KNIGHT_OFFSETS:
-        ws[WS_CHK + k + o] |= 1 << shift
-        ws[WS_LIST + n] = k + o
+        ws[nowrap(WS_CHK + k + o)] |= 1 << shift
+        ws[nowrap(WS_LIST + n)] = k + o
         n += 1
     for d in range(8):
         off = LINE_OFFSETS[d]
         b = (1 << (shift + 1)) if d < 4 else (1 << (shift + 2))
         t = k + off
-        while board[t] != OFF:
-            ws[WS_CHK + t] |= b
-            ws[WS_LIST + n] = t
+        while board[nowrap(t)] != OFF:
+            ws[nowrap(WS_CHK + t)] |= b
+            ws[nowrap(WS_LIST + n)] = t
             n += 1
-            if board[t] != EMPTY:
+            if board[nowrap(t)] != EMPTY:
                 break
             t += off
     return n
@@ -582,12 +582,12 @@ def _slider_zone(board, vt, s, ty, zbase):
     """Squares of the king zone at ``zbase`` (see ``_ZONE_MASK``) that the slides of the type-``ty``
     piece on ``s`` attack (empty squares and the first blocker of each ray)."""
     z = 0
-    for k in range(vt[V_SLIDE_N + ty]):
-        off = vt[V_SLIDE + ty * 8 + k]
+    for k in range(vt[nowrap(V_SLIDE_N + ty)]):
+        off = vt[nowrap(V_SLIDE + ty * 8 + k)]
         t = s + off
-        while board[t] != OFF:
+        while board[nowrap(t)] != OFF:
             z += _in_zone(t, zbase)
-            if board[t] != EMPTY:
+            if board[nowrap(t)] != EMPTY:
                 break
             t += off
     return z
@@ -604,10 +604,10 @@ def psq_sums(board, st, vt, ev):
         while x != 0:
             s = vt[V_SQUARES + 64 * (wi & 1) + trailing_zeros(x)]
             x &= x - 1
-            p = board[s]
+            p = board[nowrap(s)]
             sign = 1 - 2 * (p >> 4)
-            mg += sign * ev[EV_PST_MG + p * NSQ + s]
-            eg += sign * ev[EV_PST_EG + p * NSQ + s]
+            mg += sign * ev[nowrap(EV_PST_MG + p * NSQ + s)]
+            eg += sign * ev[nowrap(EV_PST_EG + p * NSQ + s)]
     return mg, eg
 
 
@@ -623,25 +623,25 @@ def psq_delta(board, st, vt, ev, m):
     flags = (m >> MOVE_FLAGS_SHIFT) & 0xF
     us = st[S_SIDE]
     sign = 1 - 2 * us
-    p = board[frm]
+    p = board[nowrap(frm)]
     np_ = p if promo == 0 else promo | (us << 4)
-    dmg = sign * (ev[EV_PST_MG + np_ * NSQ + to] - ev[EV_PST_MG + p * NSQ + frm])
-    deg = sign * (ev[EV_PST_EG + np_ * NSQ + to] - ev[EV_PST_EG + p * NSQ + frm])
+    dmg = sign * (ev[nowrap(EV_PST_MG + np_ * NSQ + to)] - ev[nowrap(EV_PST_MG + p * NSQ + frm)])
+    deg = sign * (ev[nowrap(EV_PST_EG + np_ * NSQ + to)] - ev[nowrap(EV_PST_EG + p * NSQ + frm)])
     capsq = to
     if (flags & F_EP) != 0:
         capsq = to - (STRIDE if us == 0 else -STRIDE)
-    capt = board[capsq]
+    capt = board[nowrap(capsq)]
     if capt != EMPTY:
         # the captured piece is the opponent's: it counted with -sign
-        dmg += sign * ev[EV_PST_MG + capt * NSQ + capsq]
-        deg += sign * ev[EV_PST_EG + capt * NSQ + capsq]
+        dmg += sign * ev[nowrap(EV_PST_MG + capt * NSQ + capsq)]
+        deg += sign * ev[nowrap(EV_PST_EG + capt * NSQ + capsq)]
     if (flags & F_CASTLE) != 0:
         c = castle_index(vt, us, to)
-        rf = vt[V_CR_FROM + c]
-        rt = vt[V_CR_TO + c]
-        r = board[rf]
-        dmg += sign * (ev[EV_PST_MG + r * NSQ + rt] - ev[EV_PST_MG + r * NSQ + rf])
-        deg += sign * (ev[EV_PST_EG + r * NSQ + rt] - ev[EV_PST_EG + r * NSQ + rf])
+        rf = vt[nowrap(V_CR_FROM + c)]
+        rt = vt[nowrap(V_CR_TO + c)]
+        r = board[nowrap(rf)]
+        dmg += sign * (ev[nowrap(EV_PST_MG + r * NSQ + rt)] - ev[nowrap(EV_PST_MG + r * NSQ + rf)])
+        deg += sign * (ev[nowrap(EV_PST_EG + r * NSQ + rt)] - ev[nowrap(EV_PST_EG + r * NSQ + rf)])
     return dmg, deg
 
 
@@ -707,29 +707,29 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
         while x != 0:
             s = vt[V_SQUARES + 64 * (wi & 1) + trailing_zeros(x)]
             x &= x - 1
-            p = board[s]
+            p = board[nowrap(s)]
             ty = p & 15
             col = p >> 4
             sign = 1 - 2 * col
             if trace:
-                mg += sign * ev[EV_PST_MG + p * NSQ + s]
-                eg += sign * ev[EV_PST_EG + p * NSQ + s]
+                mg += sign * ev[nowrap(EV_PST_MG + p * NSQ + s)]
+                eg += sign * ev[nowrap(EV_PST_EG + p * NSQ + s)]
                 base = EV_PB + (p * NSQ + s) * (PB_K * 2)
                 for k in range(PB_K):
-                    fi = ev[base + 2 * k]
+                    fi = ev[nowrap(base + 2 * k)]
                     if fi >= 0:
-                        f[fi] += sign * ev[base + 2 * k + 1]
+                        f[fi] += sign * ev[nowrap(base + 2 * k + 1)]
             phase += ev[EV_PHASE + ty]
             if ty == PAWN:
-                ws[col * 12 + vt[V_FILE + s]] |= 1 << vt[V_RANK + s]
+                ws[nowrap(col * 12 + vt[nowrap(V_FILE + s)])] |= 1 << vt[nowrap(V_RANK + s)]
                 continue
             if (vt[L.V_SLIDEMASK + ty] & 12) != 0 and nfs < 38:   # slides along files: open-file terms below
-                ws[26 + nfs] = s
+                ws[nowrap(26 + nfs)] = s
                 nfs += 1
-            ek = st[S_KSQ + 1 - col]
+            ek = st[nowrap(S_KSQ + 1 - col)]
             if ek != 0 and ty != KING:
-                df = vt[V_FILE + s] - vt[V_FILE + ek]
-                dr = vt[V_RANK + s] - vt[V_RANK + ek]
+                df = vt[nowrap(V_FILE + s)] - vt[nowrap(V_FILE + ek)]
+                dr = vt[nowrap(V_RANK + s)] - vt[nowrap(V_RANK + ek)]
                 if -2 <= df <= 2 and -2 <= dr <= 2:
                     fi = F_KATT + ty
                     mg += sign * ev[EV_WMG + fi]
@@ -742,7 +742,7 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
             if not (passive and ty == KNIGHT):
                 ep = PAWN | ((1 - col) << 4)
                 pf = s + STRIDE if col == 0 else s - STRIDE
-                if board[pf - 1] == ep or board[pf + 1] == ep:
+                if board[nowrap(pf - 1)] == ep or board[nowrap(pf + 1)] == ep:
                     fi = F_PTHREAT + ty
                     mg -= sign * ev[EV_WMG + fi]
                     eg -= sign * ev[EV_WEG + fi]
@@ -753,7 +753,8 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
             # only (a leap of at most 2 squares reaches the zone only from there; a slider further
             # away is rare enough to ignore, and scanning every ray costs ~20% of the evaluation)
             # (knightrelay: knights attack nothing)
-            near = (ek != 0 and abs(vt[V_FILE + ek] - vt[V_FILE + s]) <= 3 and abs(vt[V_RANK + ek] - vt[V_RANK + s]) <= 3
+            near = (ek != 0 and abs(vt[nowrap(V_FILE + ek)] - vt[nowrap(V_FILE + s)]) <= 3
+                    and abs(vt[nowrap(V_RANK + ek)] - vt[nowrap(V_RANK + s)]) <= 3
                     and not (passive and ty == KNIGHT))
             cnt = 0
             unsafe = 0      # of cnt: squares an enemy pawn attacks
@@ -771,14 +772,14 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
             attacker = not (passive and ty == KNIGHT)   # (knightrelay: a knight captures nothing)
             for k in range(vt[V_LEAP_N + ty]):
                 t = s + vt[V_LEAP + ty * 16 + k]
-                q = board[t]
+                q = board[nowrap(t)]
                 if q != OFF:
                     if q == EMPTY or (q & 0x30) != own:
                         cnt += 1
                         if look:
-                            if board[t + edef - 1] == epw or board[t + edef + 1] == epw:
+                            if board[nowrap(t + edef - 1)] == epw or board[nowrap(t + edef + 1)] == epw:
                                 unsafe += 1
-                            elif (ws[WS_CHK + t] & cm) != 0:
+                            elif (ws[nowrap(WS_CHK + t)] & cm) != 0:
                                 chk += 1
                         qt = q & 15
                         if q != EMPTY and attacker and qt != KING and qt != PAWN and not (passive and qt == KNIGHT):
@@ -788,28 +789,28 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                                 eg += sign * ev[EV_WEG + fi]
                                 if trace:
                                     f[fi] += sign
-                            if board[t + edef - 1] != epw and board[t + edef + 1] != epw:
+                            if board[nowrap(t + edef - 1)] != epw and board[nowrap(t + edef + 1)] != epw:
                                 weak += 1
                     if near:
                         zone += _in_zone(t, zbase)
             for k in range(vt[V_SLIDE_N + ty]):
                 off = vt[V_SLIDE + ty * 8 + k]
                 t = s + off
-                while board[t] == EMPTY:
+                while board[nowrap(t)] == EMPTY:
                     cnt += 1
                     if look:
-                        if board[t + edef - 1] == epw or board[t + edef + 1] == epw:
+                        if board[nowrap(t + edef - 1)] == epw or board[nowrap(t + edef + 1)] == epw:
                             unsafe += 1
-                        elif (ws[WS_CHK + t] & cm) != 0:
+                        elif (ws[nowrap(WS_CHK + t)] & cm) != 0:
                             chk += 1
                     t += off
-                q = board[t]
+                q = board[nowrap(t)]
                 if q != OFF and (q & 0x30) != own:
                     cnt += 1
                     if look:
-                        if board[t + edef - 1] == epw or board[t + edef + 1] == epw:
+                        if board[nowrap(t + edef - 1)] == epw or board[nowrap(t + edef + 1)] == epw:
                             unsafe += 1
-                        elif (ws[WS_CHK + t] & cm) != 0:
+                        elif (ws[nowrap(WS_CHK + t)] & cm) != 0:
                             chk += 1
                     qt = q & 15
                     if qt != KING and qt != PAWN and not (passive and qt == KNIGHT):
@@ -819,7 +820,7 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                             eg += sign * ev[EV_WEG + fi]
                             if trace:
                                 f[fi] += sign
-                        if board[t + edef - 1] != epw and board[t + edef + 1] != epw:
+                        if board[nowrap(t + edef - 1)] != epw and board[nowrap(t + edef + 1)] != epw:
                             weak += 1
             if near and vt[V_SLIDE_N + ty] != 0:
                 zone += _slider_zone(board, vt, s, ty, zbase)
@@ -867,10 +868,10 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                 reach = 0
                 for o in KNIGHT_OFFSETS:
                     t = s + o
-                    if board[t] != EMPTY:
+                    if board[nowrap(t)] != EMPTY:
                         continue
                     for o2 in KNIGHT_OFFSETS:
-                        q = board[t + o2]
+                        q = board[nowrap(t + o2)]
                         if q != EMPTY and q != OFF and (q & 0x30) == own and vt[V_RELAYABLE + (q & 15)] != 0:
                             reach += 1
                             break
@@ -881,13 +882,13 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
             if relay and vt[V_RELAYABLE + ty] != 0:
                 kn = KNIGHT | own
                 for o in KNIGHT_OFFSETS:
-                    if board[s + o] == kn:
+                    if board[nowrap(s + o)] == kn:
                         mg += sign * ev[EV_WMG + F_RELAY]
                         eg += sign * ev[EV_WEG + F_RELAY]
                         rz = 0
                         rm = 0
                         for o2 in KNIGHT_OFFSETS:
-                            q = board[s + o2]
+                            q = board[nowrap(s + o2)]
                             if q == OFF:
                                 continue
                             if q == EMPTY or (q & 0x30) != own:
@@ -901,7 +902,7 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                             f[F_RELAY_MOB] += sign * rm
                         break
     for i in range(nmark):      # clear the marks: every cell from WS_CHK to WS_LIST is zero again
-        ws[WS_CHK + ws[WS_LIST + i]] = 0
+        ws[nowrap(WS_CHK + ws[nowrap(WS_LIST + i)])] = 0
     # king danger: attackers times attacked zone squares, per side
     kd = katt0 * kzone0 - katt1 * kzone1
     mg += kd * ev[EV_WMG + F_KDANGER]
@@ -921,14 +922,14 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
         avail = False
         for k in range(vt[V_NPROMO]):
             pt = vt[V_PROMO + k]
-            if st[S_COUNT + (pt | (col << 4))] < vt[V_PROMO_MAX + pt]:
+            if st[nowrap(S_COUNT + (pt | (col << 4)))] < vt[nowrap(V_PROMO_MAX + pt)]:
                 avail = True
         for fl in range(W):
-            m = ws[col * 12 + fl]
+            m = ws[nowrap(col * 12 + fl)]
             if m == 0:
                 continue
-            left = ws[col * 12 + fl - 1] if fl > 0 else 0
-            right = ws[col * 12 + fl + 1] if fl < W - 1 else 0
+            left = ws[nowrap(col * 12 + fl - 1)] if fl > 0 else 0
+            right = ws[nowrap(col * 12 + fl + 1)] if fl < W - 1 else 0
             if left == 0 and right == 0:
                 c = 0
                 x = m
@@ -945,11 +946,11 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                 if trace:
                     f[F_DOUBLED] += sign
             # blockers: enemy pawns on files fl-1..fl+1
-            opp = ws[(1 - col) * 12 + fl]
+            opp = ws[nowrap((1 - col) * 12 + fl)]
             if fl > 0:
-                opp |= ws[(1 - col) * 12 + fl - 1]
+                opp |= ws[nowrap((1 - col) * 12 + fl - 1)]
             if fl < W - 1:
-                opp |= ws[(1 - col) * 12 + fl + 1]
+                opp |= ws[nowrap((1 - col) * 12 + fl + 1)]
             # phalanx: a pawn beside on the same rank; supported: an own pawn one rank behind on an
             # adjacent file (Stockfish's connected pawns)
             side = left | right
@@ -1006,11 +1007,11 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
     # rooks (file sliders) on open / half-open files
     for k in range(nfs):
         s = ws[26 + k]
-        p = board[s]
+        p = board[nowrap(s)]
         col = p >> 4
-        fl = vt[V_FILE + s]
-        if ws[col * 12 + fl] == 0:
-            fi = F_OPEN + (p & 15) if ws[(1 - col) * 12 + fl] == 0 else F_SEMI + (p & 15)
+        fl = vt[nowrap(V_FILE + s)]
+        if ws[nowrap(col * 12 + fl)] == 0:
+            fi = F_OPEN + (p & 15) if ws[nowrap((1 - col) * 12 + fl)] == 0 else F_SEMI + (p & 15)
             sign = 1 - 2 * col
             mg += sign * ev[EV_WMG + fi]
             eg += sign * ev[EV_WEG + fi]
@@ -1026,19 +1027,19 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
         pw = PAWN | (col << 4)
         c = 0
         for d in (-1, 0, 1):
-            if board[k + fwd + d] == pw or board[k + 2 * fwd + d] == pw:
+            if board[nowrap(k + fwd + d)] == pw or board[nowrap(k + 2 * fwd + d)] == pw:
                 c += 1
-        kf = vt[V_FILE + k]
-        kr = vt[V_RANK + k]
+        kf = vt[nowrap(V_FILE + k)]
+        kr = vt[nowrap(V_RANK + k)]
         # enemy pawns 1..3 ranks in front of this king (towards the enemy) on its file and the adjacent ones
         storm = ((0b111 << (kr + 1)) if col == 0 else ((0b111 << kr) >> 3)) & 0xFFFF
         o = 0
         ps = 0
         for fl in range(kf - 1, kf + 2):
             if 0 <= fl < W:
-                if ws[col * 12 + fl] == 0:
+                if ws[nowrap(col * 12 + fl)] == 0:
                     o += 1
-                x = ws[(1 - col) * 12 + fl] & storm
+                x = ws[nowrap((1 - col) * 12 + fl)] & storm
                 while x != 0:
                     ps += 1
                     x &= x - 1

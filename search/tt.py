@@ -33,7 +33,7 @@ for legality before playing it.
 from __future__ import annotations
 
 import numpy as np
-from engine.rules.jit import njit, prefetch
+from engine.rules.jit import njit, nowrap, prefetch
 
 TT_DTYPE = np.dtype([("key", np.int64), ("move", np.int32), ("score", np.int16), ("eval", np.int16),
                      ("depth", np.int8), ("flag", np.uint8), ("pad", np.uint8, (2,))], align=False)
@@ -71,7 +71,7 @@ def tt_probe(tt, key):
     """Index of the entry for ``key`` in its bucket, or -1."""
     b = _bucket(tt, key)
     for i in range(b, b + BUCKET):
-        if tt[i].key == key and tt[i].flag != 0:
+        if tt[nowrap(i)].key == key and tt[nowrap(i)].flag != 0:
             return i
     return -1
 
@@ -91,20 +91,20 @@ def tt_store(tt, key, move, score, depth, bound, gen, static):
     r = -1
     worst = 1 << 30
     for i in range(b, b + BUCKET):
-        f = tt[i].flag
+        f = tt[nowrap(i)].flag
         if f == 0:
-            if r < 0 or tt[r].flag != 0:
+            if r < 0 or tt[nowrap(r)].flag != 0:
                 r = i
                 worst = -(1 << 30)
             continue
-        if tt[i].key == key:
+        if tt[nowrap(i)].key == key:
             r = i
             break
-        v = np.int64(tt[i].depth) - AGE_WEIGHT * ((gen - (f >> 2)) & 63)
+        v = np.int64(tt[nowrap(i)].depth) - AGE_WEIGHT * ((gen - (f >> 2)) & 63)
         if v < worst:
             worst = v
             r = i
-    e = tt[r]
+    e = tt[nowrap(r)]
     if e.key == key and e.flag != 0:
         if move != 0:
             e.move = move

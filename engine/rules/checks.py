@@ -20,7 +20,7 @@ king). :func:`_gives_check_lines` tests just those, like Stockfish's
 discovered-check candidates, on the mailbox. Relayed checks depend on every
 knight near the arriving piece, so Knight Relay keeps the full test.
 """
-from .jit import njit
+from .jit import njit, nowrap
 from .layout import (STRIDE, EMPTY, KING, PAWN, KNIGHT, WHITE, F_EP, F_CASTLE, S_SIDE, S_KSQ, S_COUNT,
                      SQ_MASK, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, MOVE_FLAGS_SHIFT, V_FLAGS, VF_RELAY,
                      VF_KNIGHT_PASSIVE, V_FILE, V_RANK, V_LEAP_N, V_LEAP, V_SLIDEMASK, LINE_OFFSETS)
@@ -31,8 +31,8 @@ from .movegen import is_attacked, in_check, make_move, unmake_move
 def _line_dir(vt, k, x):
     """Index ``d`` of the line direction ``LINE_OFFSETS[d]`` leading from square ``k`` to square
     ``x`` (same rank, file or diagonal), or -1 if they share no line (or ``x == k``)."""
-    df = vt[V_FILE + x] - vt[V_FILE + k]
-    dr = vt[V_RANK + x] - vt[V_RANK + k]
+    df = vt[nowrap(V_FILE + x)] - vt[nowrap(V_FILE + k)]
+    dr = vt[nowrap(V_RANK + x)] - vt[nowrap(V_RANK + k)]
     if dr == 0:
         if df == 0:
             return -1
@@ -52,9 +52,9 @@ def _line_attacker(board, vt, k, d, cb):
     slides along that line towards ``k`` (``V_SLIDEMASK``, as :func:`is_attacked` reads it)."""
     off = LINE_OFFSETS[d]
     t = k + off
-    while board[t] == EMPTY:
+    while board[nowrap(t)] == EMPTY:
         t += off
-    p = board[t]
+    p = board[nowrap(t)]
     return (p & 0x30) == cb and ((vt[V_SLIDEMASK + (p & 15)] >> d) & 1) != 0
 
 
@@ -74,7 +74,7 @@ def _gives_check_lines(board, vt, k, to, p, frm, capsq, us):
         delta = k - to
         base = V_LEAP + ty * 16
         for i in range(vt[V_LEAP_N + ty]):
-            if vt[base + i] == delta:
+            if vt[nowrap(base + i)] == delta:
                 return True
     d = _line_dir(vt, k, to)
     if d >= 0 and (vt[V_SLIDEMASK + ty] >> d) & 1 and _line_attacker(board, vt, k, d, cb):
@@ -98,7 +98,7 @@ def gives_check(board, st, stack, hist, vt, zob, m):
     ``stack``/``hist``/``zob`` only for the castling fallback); all are restored before
     returning. False if the opponent has no king (or the move captures it)."""
     us = st[S_SIDE]
-    k = st[S_KSQ + (1 - us)]
+    k = st[nowrap(S_KSQ + (1 - us))]
     if k == 0:
         return False
     flags = (m >> MOVE_FLAGS_SHIFT) & 0xF
@@ -110,34 +110,34 @@ def gives_check(board, st, stack, hist, vt, zob, m):
     frm = m & SQ_MASK
     to = (m >> MOVE_TO_SHIFT) & SQ_MASK
     promo = (m >> MOVE_PROMO_SHIFT) & 0xF
-    p = board[frm]
-    capt = board[to]
+    p = board[nowrap(frm)]
+    capt = board[nowrap(to)]
     if capt != EMPTY and (capt & 15) == KING:
         return False
     capsq = 0
     ep_pawn = EMPTY
     if (flags & F_EP) != 0:
         capsq = to - (STRIDE if us == WHITE else -STRIDE)
-        ep_pawn = board[capsq]
-        board[capsq] = EMPTY
+        ep_pawn = board[nowrap(capsq)]
+        board[nowrap(capsq)] = EMPTY
     np_ = p
     relay = (vt[V_FLAGS] & VF_RELAY) != 0
     if promo != 0:
         np_ = promo | (us << 4)
         if relay:
-            st[S_COUNT + p] -= 1      # is_attacked skips piece types the attacker has none of
-            st[S_COUNT + np_] += 1
-    board[frm] = EMPTY
-    board[to] = np_
+            st[nowrap(S_COUNT + p)] -= 1      # is_attacked skips piece types the attacker has none of
+            st[nowrap(S_COUNT + np_)] += 1
+    board[nowrap(frm)] = EMPTY
+    board[nowrap(to)] = np_
     if relay:
         c = is_attacked(board, st, vt, k, us)
     else:
         c = _gives_check_lines(board, vt, k, to, np_, frm, capsq, us)
-    board[to] = capt
-    board[frm] = p
+    board[nowrap(to)] = capt
+    board[nowrap(frm)] = p
     if promo != 0 and relay:
-        st[S_COUNT + np_] -= 1
-        st[S_COUNT + p] += 1
+        st[nowrap(S_COUNT + np_)] -= 1
+        st[nowrap(S_COUNT + p)] += 1
     if capsq != 0:
-        board[capsq] = ep_pawn
+        board[nowrap(capsq)] = ep_pawn
     return c

@@ -1,5 +1,6 @@
 """numba's ``njit``, imported only after the cache directory is chosen, and compiled
-without numba's reference counting.
+without numba's reference counting; :func:`nowrap`, an array index without numba's
+negative-index wraparound.
 
 Every numba module of Cardinal imports ``njit`` from here, so
 :func:`engine.rules.cache.configure` has set ``NUMBA_CACHE_DIR`` (a directory
@@ -28,20 +29,42 @@ constants, the phase total, or counts checked first), so :func:`njit` uses
 ``error_model="numpy"``: no test, and a division by zero would give 0 instead of
 raising. Floor-division semantics for negative numbers are the same in both.
 
-**No negative-index wraparound.** numba gives every array access with a signed
-integer index Python's meaning of a negative index: a compare, an add and a
-select before the load (``fix_integer_index`` in ``numba/np/arrayobj.py``; numba
-has no option to turn it off, and skips it only for unsigned index types). The
-mailbox squares, offsets and counters Cardinal indexes with are int64 and never
-negative (the mailbox's border of ``OFF`` cells keeps every ray and leap inside
-the board array), so importing this module replaces that step, for every function
-compiled in the process, by a plain cast to an unsigned index. Measured on
-``cardinal bench --variant grand --depth 9`` (the same 451,088 nodes): 17% more
-nodes per CPU second; ``cardinal bench eval``: grand evaluations 15-20% cheaper.
-Consequence: a negative index is read as a huge unsigned one, out of bounds (the
-rules, evaluation and search tests and ``cardinal bench`` run clean with
-``NUMBA_BOUNDSCHECK=1``, which reports any such index
-as an ``IndexError``); write ``a[len(a) - 1]``, never ``a[-1]``, in a kernel.
+**No negative-index wraparound at the hot sites, with numba left alone.** numba
+gives every array access with a signed integer index Python's meaning of a
+negative index: a compare and a select of the axis length before the load
+(numba's ``numba.np.arrayobj.fix_integer_index``; numba has no option to turn
+it off, and skips it only for an unsigned index type). The mailbox squares,
+plies, move-buffer positions and table offsets the kernels index with are int64
+and never negative (the mailbox's border of ``OFF`` cells keeps every ray and
+leap inside the board array), so they write ``a[nowrap(i)]``: :func:`nowrap`
+hands numba the index as ``uintp``, a cast that compiles to nothing, and numba
+emits a plain load. Everything else keeps numba's semantics: this module changes
+nothing in numba, so other numba code in the process still reads ``a[-1]`` as
+the last element (tests/test_numba_hygiene.py).
+
+Where: every index the compiler cannot prove non-negative, i.e. one computed
+from a value read from an array or passed in as an argument (a square, a ply, a
+buffer position, a piece code). An index LLVM can bound itself needs none: a
+constant, a masked field (``m & SQ_MASK``, a type ``p & 15`` plus a constant), a
+counter of ``range(n)`` (it then drops the test on its own).
+tests/test_nrt.py compiles the hot kernels afresh and fails if any wraparound
+is left in them. Keep the arithmetic in int64 and call :func:`nowrap` only
+inside the brackets: numba types ``uint64`` mixed with ``int64`` as ``float64``,
+which cannot index.
+
+Measured with ``cardinal bench --variant grand --depth 10 --compare-fsf --rounds 5``
+(926,336 nodes; medians of six runs, interleaved with the other builds on a shared
+2-core machine): 628,000 nodes per second, 1.11 times Fairy-Stockfish's, the same
+as when the wraparound was patched out of numba for the whole process (635,000,
+1.11); with numba's wraparound at every site, 522,000 (0.93: 17% slower).
+``cardinal bench eval``, grand: 969 ns per evaluation, against 972 patched and
+1,224 with the wraparound.
+Consequence: a negative index passed through :func:`nowrap` is read as a huge
+unsigned one, out of bounds (the rules, evaluation and search tests and
+``cardinal bench`` run clean with ``NUMBA_BOUNDSCHECK=1``, which reports any
+such index as an ``IndexError``; numba caches code without its flags in the
+key, so use a fresh ``NUMBA_CACHE_DIR`` for that); write ``a[len(a) - 1]``,
+never ``a[nowrap(-1)]``.
 """
 from .cache import configure
 
@@ -51,21 +74,25 @@ from numba import njit as _numba_njit  # noqa: E402  (must follow configure(): n
 # count trailing zero bits of an integer (one tzcnt/bsf instruction); re-exported from here so
 # that no module imports numba before configure() has run
 from numba.cpython.unsafe.numbers import trailing_zeros  # noqa: E402
-import numba.np.arrayobj as _arrayobj  # noqa: E402
 from llvmlite import ir as _ir  # noqa: E402
 from numba.core import cgutils as _cgutils, types as _types  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
 
-def _index_without_wraparound(context, builder, idxty, idx, size):
-    """numba's ``fix_integer_index`` (same signature) minus the negative-index wraparound: the
-    index is cast to ``uintp`` whatever its signedness (see the module docstring)."""
-    return context.cast(builder, idx, idxty, _types.uintp)
+@intrinsic
+def nowrap(typingctx, idx):
+    """``a[nowrap(i)]``: index ``a`` with the integer ``i``, which must not be negative,
+    without numba's negative-index wraparound (module docstring). Returns ``i`` as ``uintp``
+    (sign-extended from a narrower type; no instruction for int64), for which numba emits
+    a plain load or store. Only inside the brackets: numba types ``uint64`` mixed with
+    ``int64`` arithmetic as ``float64``, which cannot index."""
+    if not isinstance(idx, _types.Integer):
+        return None
 
+    def codegen(context, builder, signature, args):
+        return context.cast(builder, args[0], signature.args[0], _types.uintp)
 
-# (lowering looks the function up in its module at compile time, so replacing it there suffices)
-if callable(getattr(_arrayobj, "fix_integer_index", None)):
-    _arrayobj.fix_integer_index = _index_without_wraparound
+    return _types.uintp(idx), codegen
 
 
 @intrinsic
@@ -106,4 +133,4 @@ def njit(*args, nrt: bool = False, **options):
     return _numba_njit(*args, **options)
 
 
-__all__ = ["njit", "trailing_zeros", "prefetch"]
+__all__ = ["njit", "trailing_zeros", "prefetch", "nowrap"]

@@ -15,7 +15,7 @@ Nothing allocates per node. The generator reads tables and flags only; it never
 names a variant. Rules: FIDE laws, ``variants/rules/grand.md`` and ``variants/rules/knightrelay.md``.
 """
 import numpy as np
-from .jit import njit, trailing_zeros
+from .jit import njit, nowrap, trailing_zeros
 
 from .layout import (STRIDE, NSQ, SQ_MASK, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, MOVE_FLAGS_SHIFT, MOVE_EP_BIT,
                      PAWN, KNIGHT, ROOK, KING, NTYPES, WHITE, BLACK, EMPTY, OFF,
@@ -51,7 +51,7 @@ def zobrist_table(seed: int = 0x5EED_CA4D) -> np.ndarray:
 def defended_by_knight(board, sq, knight_code):
     """True if a piece ``knight_code`` stands a knight's move from ``sq`` (the relay test)."""
     for o in KNIGHT_OFFSETS:
-        if board[sq + o] == knight_code:
+        if board[nowrap(sq + o)] == knight_code:
             return True
     return False
 
@@ -69,38 +69,38 @@ def is_attacked(board, st, vt, sq, by):
     cb = by << 4
     pawn = PAWN | cb
     if by == WHITE:
-        if board[sq - STRIDE - 1] == pawn or board[sq - STRIDE + 1] == pawn:
+        if board[nowrap(sq - STRIDE - 1)] == pawn or board[nowrap(sq - STRIDE + 1)] == pawn:
             return True
     else:
-        if board[sq + STRIDE - 1] == pawn or board[sq + STRIDE + 1] == pawn:
+        if board[nowrap(sq + STRIDE - 1)] == pawn or board[nowrap(sq + STRIDE + 1)] == pawn:
             return True
     for ty in range(KNIGHT, NTYPES):   # every type but the pawn (tested above)
         n = vt[V_LEAP_N + ty]
-        if n == 0 or st[S_COUNT + (ty | cb)] == 0:
+        if n == 0 or st[nowrap(S_COUNT + (ty | cb))] == 0:
             continue
         if ty == KNIGHT and (flags & VF_KNIGHT_PASSIVE) != 0:
             continue
         pc = ty | cb
         base = V_LEAP + ty * 16
         for i in range(n):
-            if board[sq - vt[base + i]] == pc:
+            if board[nowrap(sq - vt[base + i])] == pc:
                 return True
     for d in range(8):
         off = LINE_OFFSETS[d]
         s = sq + off
-        while board[s] == EMPTY:
+        while board[nowrap(s)] == EMPTY:
             s += off
-        p = board[s]
+        p = board[nowrap(s)]
         if p != OFF and (p & 0x30) == cb:
             if (vt[V_SLIDEMASK + (p & 15)] >> d) & 1:
                 return True
-    if (flags & VF_RELAY) != 0 and st[S_COUNT + (KNIGHT | cb)] != 0:
+    if (flags & VF_RELAY) != 0 and st[nowrap(S_COUNT + (KNIGHT | cb))] != 0:
         knight = KNIGHT | cb
-        r = vt[V_RANK + sq]
+        r = vt[nowrap(V_RANK + sq)]
         last = vt[V_HEIGHT] - 1
         for o in KNIGHT_OFFSETS:
             s = sq + o
-            p = board[s]
+            p = board[nowrap(s)]
             if p == EMPTY or p == OFF or (p & 0x30) != cb:
                 continue
             ty = p & 15
@@ -117,7 +117,7 @@ def is_attacked(board, st, vt, sq, by):
 def in_check(board, st, vt):
     """True if the side to move's king is attacked (False if it has no king)."""
     us = st[S_SIDE]
-    k = st[S_KSQ + us]
+    k = st[nowrap(S_KSQ + us)]
     if k == 0:
         return False
     return is_attacked(board, st, vt, k, 1 - us)
@@ -131,13 +131,13 @@ def _add_pawn(moves, n, st, vt, frm, to, rel, us, capture, mode):
         cb = us << 4
         for i in range(vt[V_NPROMO]):
             ty = vt[V_PROMO + i]
-            if st[S_COUNT + (ty | cb)] < vt[V_PROMO_MAX + ty]:
-                moves[n] = frm | (to << MOVE_TO_SHIFT) | (ty << MOVE_PROMO_SHIFT)
+            if st[nowrap(S_COUNT + (ty | cb))] < vt[nowrap(V_PROMO_MAX + ty)]:
+                moves[nowrap(n)] = frm | (to << MOVE_TO_SHIFT) | (ty << MOVE_PROMO_SHIFT)
                 n += 1
         if rel == last:
             return n
     if mode == GEN_ALL or capture:
-        moves[n] = frm | (to << MOVE_TO_SHIFT)
+        moves[nowrap(n)] = frm | (to << MOVE_TO_SHIFT)
         n += 1
     return n
 
@@ -157,7 +157,7 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
     ce = them << 4
     flags = vt[V_FLAGS]
     passive = (flags & VF_KNIGHT_PASSIVE) != 0
-    relay = (flags & VF_RELAY) != 0 and st[S_COUNT + (KNIGHT | cb)] != 0
+    relay = (flags & VF_RELAY) != 0 and st[nowrap(S_COUNT + (KNIGHT | cb))] != 0
     knight = KNIGHT | cb
     eknight = KNIGHT | ce
     height = vt[V_HEIGHT]
@@ -167,74 +167,74 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
     n = n0
     # our pieces in board order: the set bits of our two occupancy words (S_OCC), lowest first
     for w in range(2):
-        x = st[S_OCC + 2 * us + w]
+        x = st[nowrap(S_OCC + 2 * us + w)]
         while x != 0:
             s = vt[V_SQUARES + 64 * w + trailing_zeros(x)]
             x &= x - 1
-            p = board[s]
+            p = board[nowrap(s)]
             ty = p & 15
             if ty == PAWN:
-                r = vt[V_RANK + s]
+                r = vt[nowrap(V_RANK + s)]
                 rel = r if us == WHITE else last - r
                 to = s + fwd
-                if board[to] == EMPTY:
+                if board[nowrap(to)] == EMPTY:
                     n = _add_pawn(moves, n, st, vt, s, to, rel + 1, us, False, mode)
-                    if rel == vt[V_DOUBLE_RANK] and mode == GEN_ALL and board[to + fwd] == EMPTY:
-                        moves[n] = s | ((to + fwd) << MOVE_TO_SHIFT) | (F_DOUBLE << MOVE_FLAGS_SHIFT)
+                    if rel == vt[V_DOUBLE_RANK] and mode == GEN_ALL and board[nowrap(to + fwd)] == EMPTY:
+                        moves[nowrap(n)] = s | ((to + fwd) << MOVE_TO_SHIFT) | (F_DOUBLE << MOVE_FLAGS_SHIFT)
                         n += 1
                 for dx in (-1, 1):
                     t = to + dx
-                    q = board[t]
+                    q = board[nowrap(t)]
                     if q != EMPTY and q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
                         n = _add_pawn(moves, n, st, vt, s, t, rel + 1, us, True, mode)
                     elif t == ep and ep != 0:
-                        moves[n] = s | (t << MOVE_TO_SHIFT) | (F_EP << MOVE_FLAGS_SHIFT)
+                        moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT) | (F_EP << MOVE_FLAGS_SHIFT)
                         n += 1
             else:
                 base = V_LEAP + ty * 16
                 for j in range(vt[V_LEAP_N + ty]):
                     t = s + vt[base + j]
-                    q = board[t]
+                    q = board[nowrap(t)]
                     if q == EMPTY:
                         if mode == GEN_ALL:
-                            moves[n] = s | (t << MOVE_TO_SHIFT)
+                            moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                             n += 1
                     elif q != OFF and (q & 0x30) == ce:
                         if passive and (ty == KNIGHT or q == eknight):
                             continue
-                        moves[n] = s | (t << MOVE_TO_SHIFT)
+                        moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                         n += 1
                 base = V_SLIDE + ty * 8
                 for j in range(vt[V_SLIDE_N + ty]):
                     off = vt[base + j]
                     t = s + off
-                    while board[t] == EMPTY:
+                    while board[nowrap(t)] == EMPTY:
                         if mode == GEN_ALL:
-                            moves[n] = s | (t << MOVE_TO_SHIFT)
+                            moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                             n += 1
                         t += off
-                    q = board[t]
+                    q = board[nowrap(t)]
                     if q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
-                        moves[n] = s | (t << MOVE_TO_SHIFT)
+                        moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                         n += 1
                 if ty == KING and (flags & VF_CASTLING) != 0 and mode == GEN_ALL:
                     n = _gen_castling(board, st, vt, moves, n, s, us)
             if relay and vt[V_RELAYABLE + ty] != 0 and defended_by_knight(board, s, knight):
                 for o in KNIGHT_OFFSETS:
                     t = s + o
-                    q = board[t]
+                    q = board[nowrap(t)]
                     if q == OFF:
                         continue
                     if ty == PAWN:
-                        rt = vt[V_RANK + t]
+                        rt = vt[nowrap(V_RANK + t)]
                         if rt == 0 or rt == last:
                             continue
                     if q == EMPTY:
                         if mode == GEN_ALL:
-                            moves[n] = s | (t << MOVE_TO_SHIFT)
+                            moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                             n += 1
                     elif (q & 0x30) == ce and q != eknight:
-                        moves[n] = s | (t << MOVE_TO_SHIFT)
+                        moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                         n += 1
     return n
 
@@ -251,77 +251,77 @@ def gen_square(board, st, vt, moves, n, s, mode):
     ce = them << 4
     flags = vt[V_FLAGS]
     passive = (flags & VF_KNIGHT_PASSIVE) != 0
-    relay = (flags & VF_RELAY) != 0 and st[S_COUNT + (KNIGHT | cb)] != 0
+    relay = (flags & VF_RELAY) != 0 and st[nowrap(S_COUNT + (KNIGHT | cb))] != 0
     knight = KNIGHT | cb
     eknight = KNIGHT | ce
     height = vt[V_HEIGHT]
     last = height - 1
     fwd = STRIDE if us == WHITE else -STRIDE
     ep = st[S_EP]
-    p = board[s]
+    p = board[nowrap(s)]
     ty = p & 15
     if ty == PAWN:
-        r = vt[V_RANK + s]
+        r = vt[nowrap(V_RANK + s)]
         rel = r if us == WHITE else last - r
         to = s + fwd
-        if board[to] == EMPTY:
+        if board[nowrap(to)] == EMPTY:
             n = _add_pawn(moves, n, st, vt, s, to, rel + 1, us, False, mode)
-            if rel == vt[V_DOUBLE_RANK] and mode == GEN_ALL and board[to + fwd] == EMPTY:
-                moves[n] = s | ((to + fwd) << MOVE_TO_SHIFT) | (F_DOUBLE << MOVE_FLAGS_SHIFT)
+            if rel == vt[V_DOUBLE_RANK] and mode == GEN_ALL and board[nowrap(to + fwd)] == EMPTY:
+                moves[nowrap(n)] = s | ((to + fwd) << MOVE_TO_SHIFT) | (F_DOUBLE << MOVE_FLAGS_SHIFT)
                 n += 1
         for dx in (-1, 1):
             t = to + dx
-            q = board[t]
+            q = board[nowrap(t)]
             if q != EMPTY and q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
                 n = _add_pawn(moves, n, st, vt, s, t, rel + 1, us, True, mode)
             elif t == ep and ep != 0:
-                moves[n] = s | (t << MOVE_TO_SHIFT) | (F_EP << MOVE_FLAGS_SHIFT)
+                moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT) | (F_EP << MOVE_FLAGS_SHIFT)
                 n += 1
     else:
         base = V_LEAP + ty * 16
         for j in range(vt[V_LEAP_N + ty]):
             t = s + vt[base + j]
-            q = board[t]
+            q = board[nowrap(t)]
             if q == EMPTY:
                 if mode == GEN_ALL:
-                    moves[n] = s | (t << MOVE_TO_SHIFT)
+                    moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                     n += 1
             elif q != OFF and (q & 0x30) == ce:
                 if passive and (ty == KNIGHT or q == eknight):
                     continue
-                moves[n] = s | (t << MOVE_TO_SHIFT)
+                moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                 n += 1
         base = V_SLIDE + ty * 8
         for j in range(vt[V_SLIDE_N + ty]):
             off = vt[base + j]
             t = s + off
-            while board[t] == EMPTY:
+            while board[nowrap(t)] == EMPTY:
                 if mode == GEN_ALL:
-                    moves[n] = s | (t << MOVE_TO_SHIFT)
+                    moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                     n += 1
                 t += off
-            q = board[t]
+            q = board[nowrap(t)]
             if q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
-                moves[n] = s | (t << MOVE_TO_SHIFT)
+                moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                 n += 1
         if ty == KING and (flags & VF_CASTLING) != 0 and mode == GEN_ALL:
             n = _gen_castling(board, st, vt, moves, n, s, us)
     if relay and vt[V_RELAYABLE + ty] != 0 and defended_by_knight(board, s, knight):
         for o in KNIGHT_OFFSETS:
             t = s + o
-            q = board[t]
+            q = board[nowrap(t)]
             if q == OFF:
                 continue
             if ty == PAWN:
-                rt = vt[V_RANK + t]
+                rt = vt[nowrap(V_RANK + t)]
                 if rt == 0 or rt == last:
                     continue
             if q == EMPTY:
                 if mode == GEN_ALL:
-                    moves[n] = s | (t << MOVE_TO_SHIFT)
+                    moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                     n += 1
             elif (q & 0x30) == ce and q != eknight:
-                moves[n] = s | (t << MOVE_TO_SHIFT)
+                moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                 n += 1
     return n
 
@@ -332,7 +332,7 @@ def _gen_castling(board, st, vt, moves, n, ksq, us):
     right held, king and rook on their start squares, the squares between empty, the
     king's start and crossed squares not attacked (its destination: legality test)."""
     rights = st[S_CASTLE] >> (2 * us)
-    if (rights & 3) == 0 or ksq != vt[V_CK_FROM + us]:
+    if (rights & 3) == 0 or ksq != vt[nowrap(V_CK_FROM + us)]:
         return n
     them = 1 - us
     rook = ROOK | (us << 4)
@@ -340,23 +340,23 @@ def _gen_castling(board, st, vt, moves, n, ksq, us):
         if ((rights >> side) & 1) == 0:
             continue
         c = 2 * us + side
-        if board[vt[V_CR_FROM + c]] != rook:
+        if board[nowrap(vt[nowrap(V_CR_FROM + c)])] != rook:
             continue
         ok = True
         base = V_CEMPTY + c * CASTLE_MAXSQ
-        for j in range(vt[V_CEMPTY_N + c]):
-            if board[vt[base + j]] != EMPTY:
+        for j in range(vt[nowrap(V_CEMPTY_N + c)]):
+            if board[nowrap(vt[nowrap(base + j)])] != EMPTY:
                 ok = False
                 break
         if not ok:
             continue
         base = V_CSAFE + c * CASTLE_MAXSQ
-        for j in range(vt[V_CSAFE_N + c]):
-            if is_attacked(board, st, vt, vt[base + j], them):
+        for j in range(vt[nowrap(V_CSAFE_N + c)]):
+            if is_attacked(board, st, vt, vt[nowrap(base + j)], them):
                 ok = False
                 break
         if ok:
-            moves[n] = ksq | (vt[V_CK_TO + c] << MOVE_TO_SHIFT) | (F_CASTLE << MOVE_FLAGS_SHIFT)
+            moves[nowrap(n)] = ksq | (vt[nowrap(V_CK_TO + c)] << MOVE_TO_SHIFT) | (F_CASTLE << MOVE_FLAGS_SHIFT)
             n += 1
     return n
 
@@ -365,7 +365,7 @@ def _gen_castling(board, st, vt, moves, n, ksq, us):
 def castle_index(vt, us, to):
     """Index ``2 * colour + side`` of a castling move by colour ``us`` with the king landing on ``to``."""
     c = 2 * us
-    if to != vt[V_CK_TO + c]:
+    if to != vt[nowrap(V_CK_TO + c)]:
         c += 1
     return c
 
@@ -375,22 +375,22 @@ def _ep_capture_legal(board, st, vt, epsq, them):
     """True if side ``them`` has a legal en-passant capture onto ``epsq``."""
     fwd = STRIDE if them == WHITE else -STRIDE
     pushed = epsq - fwd
-    ppawn = board[pushed]
+    ppawn = board[nowrap(pushed)]
     mine = PAWN | (them << 4)
-    k = st[S_KSQ + them]
+    k = st[nowrap(S_KSQ + them)]
     for dx in (-1, 1):
         s = pushed + dx
-        if board[s] != mine:
+        if board[nowrap(s)] != mine:
             continue
         if k == 0:
             return True
-        board[s] = EMPTY
-        board[pushed] = EMPTY
-        board[epsq] = mine
+        board[nowrap(s)] = EMPTY
+        board[nowrap(pushed)] = EMPTY
+        board[nowrap(epsq)] = mine
         ok = not is_attacked(board, st, vt, k, 1 - them)
-        board[epsq] = EMPTY
-        board[pushed] = ppawn
-        board[s] = mine
+        board[nowrap(epsq)] = EMPTY
+        board[nowrap(pushed)] = ppawn
+        board[nowrap(s)] = mine
         if ok:
             return True
     return False
@@ -399,19 +399,19 @@ def _ep_capture_legal(board, st, vt, epsq, them):
 @njit(cache=True, nogil=True)
 def _occ_flip(st, vt, col, sq):
     """Toggle square ``sq``'s bit in colour ``col``'s occupancy bitset (``S_OCC``)."""
-    i = vt[V_SQIDX + sq]
-    st[S_OCC + 2 * col + (i >> 6)] ^= np.int64(1) << (i & 63)
+    i = vt[nowrap(V_SQIDX + sq)]
+    st[nowrap(S_OCC + 2 * col + (i >> 6))] ^= np.int64(1) << (i & 63)
 
 
 @njit(cache=True, nogil=True)
 def make_move(board, st, stack, hist, vt, zob, m):
     """Play move ``m`` (assumed pseudo-legal), pushing an undo row; updates the Zobrist key incrementally."""
     ply = st[S_PLY]
-    stack[ply, U_MOVE] = m
-    stack[ply, U_EP] = st[S_EP]
-    stack[ply, U_CASTLE] = st[S_CASTLE]
-    stack[ply, U_HALF] = st[S_HALFMOVE]
-    stack[ply, U_HASH] = st[S_HASH]
+    stack[nowrap(ply), U_MOVE] = m
+    stack[nowrap(ply), U_EP] = st[S_EP]
+    stack[nowrap(ply), U_CASTLE] = st[S_CASTLE]
+    stack[nowrap(ply), U_HALF] = st[S_HALFMOVE]
+    stack[nowrap(ply), U_HASH] = st[S_HASH]
     frm = m & SQ_MASK
     to = (m >> MOVE_TO_SHIFT) & SQ_MASK
     promo = (m >> MOVE_PROMO_SHIFT) & 0xF
@@ -420,53 +420,53 @@ def make_move(board, st, stack, hist, vt, zob, m):
     them = 1 - us
     fwd = STRIDE if us == WHITE else -STRIDE
     h = st[S_HASH]
-    p = board[frm]
-    capt = board[to]
+    p = board[nowrap(frm)]
+    capt = board[nowrap(to)]
     if (flags & F_EP) != 0:
         capsq = to - fwd
-        capt = board[capsq]
-        board[capsq] = EMPTY
-        h ^= zob[capt, capsq]
+        capt = board[nowrap(capsq)]
+        board[nowrap(capsq)] = EMPTY
+        h ^= zob[nowrap(capt), nowrap(capsq)]
         _occ_flip(st, vt, them, capsq)
     elif capt != EMPTY:
-        h ^= zob[capt, to]
+        h ^= zob[nowrap(capt), nowrap(to)]
         _occ_flip(st, vt, them, to)
     if capt != EMPTY:
-        st[S_COUNT + capt] -= 1
+        st[nowrap(S_COUNT + capt)] -= 1
         if (capt & 15) == KING:
-            st[S_KSQ + them] = 0
-    stack[ply, U_CAPT] = capt
-    h ^= zob[p, frm]
-    board[frm] = EMPTY
+            st[nowrap(S_KSQ + them)] = 0
+    stack[nowrap(ply), U_CAPT] = capt
+    h ^= zob[nowrap(p), nowrap(frm)]
+    board[nowrap(frm)] = EMPTY
     _occ_flip(st, vt, us, frm)
     _occ_flip(st, vt, us, to)
     np_ = p
     if promo != 0:
         np_ = promo | (us << 4)
-        st[S_COUNT + p] -= 1
-        st[S_COUNT + np_] += 1
-    board[to] = np_
-    h ^= zob[np_, to]
+        st[nowrap(S_COUNT + p)] -= 1
+        st[nowrap(S_COUNT + np_)] += 1
+    board[nowrap(to)] = np_
+    h ^= zob[nowrap(np_), nowrap(to)]
     if (p & 15) == KING:
-        st[S_KSQ + us] = to
+        st[nowrap(S_KSQ + us)] = to
         if (flags & F_CASTLE) != 0:
             c = castle_index(vt, us, to)
-            rf = vt[V_CR_FROM + c]
-            rt = vt[V_CR_TO + c]
-            r = board[rf]
-            board[rf] = EMPTY
-            board[rt] = r
-            h ^= zob[r, rf] ^ zob[r, rt]
+            rf = vt[nowrap(V_CR_FROM + c)]
+            rt = vt[nowrap(V_CR_TO + c)]
+            r = board[nowrap(rf)]
+            board[nowrap(rf)] = EMPTY
+            board[nowrap(rt)] = r
+            h ^= zob[nowrap(r), nowrap(rf)] ^ zob[nowrap(r), nowrap(rt)]
             _occ_flip(st, vt, us, rf)
             _occ_flip(st, vt, us, rt)
     if st[S_EP] != 0:
-        h ^= zob[ZOB_EP, st[S_EP]]
+        h ^= zob[ZOB_EP, nowrap(st[S_EP])]
         st[S_EP] = 0
     oc = st[S_CASTLE]
     if oc != 0:
-        nc = oc & vt[V_CMASK + frm] & vt[V_CMASK + to]
+        nc = oc & vt[nowrap(V_CMASK + frm)] & vt[nowrap(V_CMASK + to)]
         if nc != oc:
-            h ^= zob[ZOB_CASTLE, oc] ^ zob[ZOB_CASTLE, nc]
+            h ^= zob[ZOB_CASTLE, nowrap(oc)] ^ zob[ZOB_CASTLE, nowrap(nc)]
             st[S_CASTLE] = nc
     if (p & 15) == PAWN or capt != EMPTY:
         st[S_HALFMOVE] = 0
@@ -480,61 +480,61 @@ def make_move(board, st, stack, hist, vt, zob, m):
         epsq = frm + fwd
         if _ep_capture_legal(board, st, vt, epsq, them):
             st[S_EP] = epsq
-            h ^= zob[ZOB_EP, epsq]
+            h ^= zob[ZOB_EP, nowrap(epsq)]
     st[S_HASH] = h
     st[S_PLY] = ply + 1
-    hist[ply + 1] = h
+    hist[nowrap(ply + 1)] = h
 
 
 @njit(cache=True, nogil=True)
 def unmake_move(board, st, stack, vt):
     """Take back the last move made with :func:`make_move`."""
     ply = st[S_PLY] - 1
-    m = stack[ply, U_MOVE]
-    capt = stack[ply, U_CAPT]
+    m = stack[nowrap(ply), U_MOVE]
+    capt = stack[nowrap(ply), U_CAPT]
     frm = m & SQ_MASK
     to = (m >> MOVE_TO_SHIFT) & SQ_MASK
     promo = (m >> MOVE_PROMO_SHIFT) & 0xF
     flags = (m >> MOVE_FLAGS_SHIFT) & 0xF
     them = st[S_SIDE]
     us = 1 - them
-    p = board[to]
+    p = board[nowrap(to)]
     if promo != 0:
-        st[S_COUNT + p] -= 1
+        st[nowrap(S_COUNT + p)] -= 1
         p = PAWN | (us << 4)
-        st[S_COUNT + p] += 1
-    board[frm] = p
-    board[to] = EMPTY
+        st[nowrap(S_COUNT + p)] += 1
+    board[nowrap(frm)] = p
+    board[nowrap(to)] = EMPTY
     _occ_flip(st, vt, us, to)
     _occ_flip(st, vt, us, frm)
     if capt != EMPTY:
-        st[S_COUNT + capt] += 1
+        st[nowrap(S_COUNT + capt)] += 1
         if (flags & F_EP) != 0:
             fwd = STRIDE if us == WHITE else -STRIDE
-            board[to - fwd] = capt
+            board[nowrap(to - fwd)] = capt
             _occ_flip(st, vt, them, to - fwd)
         else:
-            board[to] = capt
+            board[nowrap(to)] = capt
             _occ_flip(st, vt, them, to)
             if (capt & 15) == KING:
-                st[S_KSQ + them] = to
+                st[nowrap(S_KSQ + them)] = to
     if (p & 15) == KING:
-        st[S_KSQ + us] = frm
+        st[nowrap(S_KSQ + us)] = frm
         if (flags & F_CASTLE) != 0:
             c = castle_index(vt, us, to)
-            rf = vt[V_CR_FROM + c]
-            rt = vt[V_CR_TO + c]
-            board[rf] = board[rt]
-            board[rt] = EMPTY
+            rf = vt[nowrap(V_CR_FROM + c)]
+            rt = vt[nowrap(V_CR_TO + c)]
+            board[nowrap(rf)] = board[nowrap(rt)]
+            board[nowrap(rt)] = EMPTY
             _occ_flip(st, vt, us, rt)
             _occ_flip(st, vt, us, rf)
     if us == BLACK:
         st[S_FULLMOVE] -= 1
     st[S_SIDE] = us
-    st[S_EP] = stack[ply, U_EP]
-    st[S_CASTLE] = stack[ply, U_CASTLE]
-    st[S_HALFMOVE] = stack[ply, U_HALF]
-    st[S_HASH] = stack[ply, U_HASH]
+    st[S_EP] = stack[nowrap(ply), U_EP]
+    st[S_CASTLE] = stack[nowrap(ply), U_CASTLE]
+    st[S_HALFMOVE] = stack[nowrap(ply), U_HALF]
+    st[S_HASH] = stack[nowrap(ply), U_HASH]
     st[S_PLY] = ply
 
 
@@ -542,21 +542,21 @@ def unmake_move(board, st, stack, vt):
 def make_null(st, stack, hist, zob):
     """Pass the move (null move, for null-move pruning)."""
     ply = st[S_PLY]
-    stack[ply, U_MOVE] = 0
-    stack[ply, U_CAPT] = 0
-    stack[ply, U_EP] = st[S_EP]
-    stack[ply, U_CASTLE] = st[S_CASTLE]
-    stack[ply, U_HALF] = st[S_HALFMOVE]
-    stack[ply, U_HASH] = st[S_HASH]
+    stack[nowrap(ply), U_MOVE] = 0
+    stack[nowrap(ply), U_CAPT] = 0
+    stack[nowrap(ply), U_EP] = st[S_EP]
+    stack[nowrap(ply), U_CASTLE] = st[S_CASTLE]
+    stack[nowrap(ply), U_HALF] = st[S_HALFMOVE]
+    stack[nowrap(ply), U_HASH] = st[S_HASH]
     h = st[S_HASH] ^ zob[ZOB_SIDE, 0]
     if st[S_EP] != 0:
-        h ^= zob[ZOB_EP, st[S_EP]]
+        h ^= zob[ZOB_EP, nowrap(st[S_EP])]
         st[S_EP] = 0
     st[S_HALFMOVE] += 1
     st[S_SIDE] = 1 - st[S_SIDE]
     st[S_HASH] = h
     st[S_PLY] = ply + 1
-    hist[ply + 1] = h
+    hist[nowrap(ply + 1)] = h
 
 
 @njit(cache=True, nogil=True)
@@ -564,9 +564,9 @@ def unmake_null(st, stack):
     """Take back :func:`make_null`."""
     ply = st[S_PLY] - 1
     st[S_SIDE] = 1 - st[S_SIDE]
-    st[S_EP] = stack[ply, U_EP]
-    st[S_HALFMOVE] = stack[ply, U_HALF]
-    st[S_HASH] = stack[ply, U_HASH]
+    st[S_EP] = stack[nowrap(ply), U_EP]
+    st[S_HALFMOVE] = stack[nowrap(ply), U_HALF]
+    st[S_HASH] = stack[nowrap(ply), U_HASH]
     st[S_PLY] = ply
 
 
@@ -578,39 +578,39 @@ def _legal_slow(board, st, vt, m):
     flags = (m >> MOVE_FLAGS_SHIFT) & 0xF
     us = st[S_SIDE]
     them = 1 - us
-    p = board[frm]
-    capt = board[to]
-    k = st[S_KSQ + us]
+    p = board[nowrap(frm)]
+    capt = board[nowrap(to)]
+    k = st[nowrap(S_KSQ + us)]
     if (p & 15) == KING:
         k = to
     capsq = 0
     ecap = EMPTY
     if (flags & F_EP) != 0:
         capsq = to - (STRIDE if us == WHITE else -STRIDE)
-        ecap = board[capsq]
-        board[capsq] = EMPTY
+        ecap = board[nowrap(capsq)]
+        board[nowrap(capsq)] = EMPTY
     if capt != EMPTY:
-        st[S_COUNT + capt] -= 1
-    board[frm] = EMPTY
-    board[to] = p
+        st[nowrap(S_COUNT + capt)] -= 1
+    board[nowrap(frm)] = EMPTY
+    board[nowrap(to)] = p
     rf = 0
     rt = 0
     if (flags & F_CASTLE) != 0:
         c = castle_index(vt, us, to)
-        rf = vt[V_CR_FROM + c]
-        rt = vt[V_CR_TO + c]
-        board[rt] = board[rf]
-        board[rf] = EMPTY
+        rf = vt[nowrap(V_CR_FROM + c)]
+        rt = vt[nowrap(V_CR_TO + c)]
+        board[nowrap(rt)] = board[nowrap(rf)]
+        board[nowrap(rf)] = EMPTY
     ok = not is_attacked(board, st, vt, k, them)
     if rf != 0:
-        board[rf] = board[rt]
-        board[rt] = EMPTY
-    board[to] = capt
-    board[frm] = p
+        board[nowrap(rf)] = board[nowrap(rt)]
+        board[nowrap(rt)] = EMPTY
+    board[nowrap(to)] = capt
+    board[nowrap(frm)] = p
     if capt != EMPTY:
-        st[S_COUNT + capt] += 1
+        st[nowrap(S_COUNT + capt)] += 1
     if capsq != 0:
-        board[capsq] = ecap
+        board[nowrap(capsq)] = ecap
     return ok
 
 
@@ -631,14 +631,14 @@ def pinned_pieces(board, vt, k, us):
     for d in range(8):
         off = LINE_OFFSETS[d]
         s = k + off
-        while board[s] == EMPTY:
+        while board[nowrap(s)] == EMPTY:
             s += off
-        if (board[s] & 0x30) != cb:     # enemy piece, or OFF (0x30 matches neither colour)
+        if (board[nowrap(s)] & 0x30) != cb:     # enemy piece, or OFF (0x30 matches neither colour)
             continue
         t = s + off
-        while board[t] == EMPTY:
+        while board[nowrap(t)] == EMPTY:
             t += off
-        q = board[t]
+        q = board[nowrap(t)]
         if (q & 0x30) == ce and (vt[V_SLIDEMASK + (q & 15)] >> d) & 1:
             pins |= s << (8 * d)
     return pins
@@ -662,8 +662,8 @@ def _on_pin_line(board, k, off, to):
     while True:
         if s == to:
             return True
-        q = board[s]
-        if q == OFF or (q != EMPTY and (q & 0x30) != (board[k] & 0x30)):
+        q = board[nowrap(s)]
+        if q == OFF or (q != EMPTY and (q & 0x30) != (board[nowrap(k)] & 0x30)):
             return False
         s += off
 
@@ -693,7 +693,7 @@ def gen_legal(board, st, vt, moves, n0, mode):
     own pieces), it can only remove one by capturing the relayed piece.
     """
     us = st[S_SIDE]
-    k = st[S_KSQ + us]
+    k = st[nowrap(S_KSQ + us)]
     if k == 0:
         return gen_pseudo(board, st, vt, moves, n0, mode)
     return gen_legal_checked(board, st, vt, moves, n0, mode, is_attacked(board, st, vt, k, 1 - us))
@@ -706,22 +706,22 @@ def gen_legal_checked(board, st, vt, moves, n0, mode, check):
     test instead of repeating it."""
     n = gen_pseudo(board, st, vt, moves, n0, mode)
     us = st[S_SIDE]
-    k = st[S_KSQ + us]
+    k = st[nowrap(S_KSQ + us)]
     if k == 0:
         return n
     pins = 0 if check else pinned_pieces(board, vt, k, us)
-    kf = vt[V_FILE + k]
-    kr = vt[V_RANK + k]
+    kf = vt[nowrap(V_FILE + k)]
+    kr = vt[nowrap(V_RANK + k)]
     j = n0
     # the per-move test is _legal written out: a call per move made perft 3x slower
     for i in range(n0, n):
-        m = moves[i]
+        m = moves[nowrap(i)]
         frm = m & SQ_MASK
         if check and frm != k and (m & MOVE_EP_BIT) == 0:
             to = (m >> MOVE_TO_SHIFT) & SQ_MASK
-            if board[to] == EMPTY:
-                df = vt[V_FILE + to] - kf
-                dr = vt[V_RANK + to] - kr
+            if board[nowrap(to)] == EMPTY:
+                df = vt[nowrap(V_FILE + to)] - kf
+                dr = vt[nowrap(V_RANK + to)] - kr
                 if df != 0 and dr != 0 and df != dr and df != -dr:
                     continue        # a quiet move off the king's lines neither captures nor blocks
         if check or frm == k or (m & MOVE_EP_BIT) != 0:
@@ -731,7 +731,7 @@ def gen_legal_checked(board, st, vt, moves, n0, mode, check):
             d = _pin_direction(pins, frm)
             if d != 0 and not _on_pin_line(board, k, LINE_OFFSETS[d - 1], (m >> MOVE_TO_SHIFT) & SQ_MASK):
                 continue
-        moves[j] = m
+        moves[nowrap(j)] = m
         j += 1
     return j
 
@@ -745,9 +745,9 @@ def _legal(board, st, vt, m, k, check, pins):
     frm = m & SQ_MASK
     if check and frm != k and (m & MOVE_EP_BIT) == 0:
         to = (m >> MOVE_TO_SHIFT) & SQ_MASK
-        if board[to] == EMPTY:
-            df = vt[V_FILE + to] - vt[V_FILE + k]
-            dr = vt[V_RANK + to] - vt[V_RANK + k]
+        if board[nowrap(to)] == EMPTY:
+            df = vt[nowrap(V_FILE + to)] - vt[nowrap(V_FILE + k)]
+            dr = vt[nowrap(V_RANK + to)] - vt[nowrap(V_RANK + k)]
             if df != 0 and dr != 0 and df != dr and df != -dr:
                 return False        # a quiet move off the king's lines neither captures nor blocks
     if check or frm == k or (m & MOVE_EP_BIT) != 0:
@@ -769,19 +769,19 @@ def is_legal_move(board, st, vt, m, check, moves, n0):
     if m <= 0:
         return False
     frm = m & SQ_MASK
-    p = board[frm]
+    p = board[nowrap(frm)]
     if p == EMPTY or p == OFF or (p & 0x30) != (st[S_SIDE] << 4):
         return False
     n = gen_square(board, st, vt, moves, n0, frm, np.int64(GEN_ALL))   # not a literal: one compiled copy
     found = False
     for i in range(n0, n):
-        if moves[i] == m:
+        if moves[nowrap(i)] == m:
             found = True
             break
     if not found:
         return False
     us = st[S_SIDE]
-    k = st[S_KSQ + us]
+    k = st[nowrap(S_KSQ + us)]
     if k == 0:
         return True
     return _legal(board, st, vt, m, k, check, 0 if check else pinned_pieces(board, vt, k, us))
@@ -816,7 +816,7 @@ def perft(board, st, stack, hist, vt, zob, depth, moves, ply):
         return n - n0
     total = 0
     for i in range(n0, n):
-        make_move(board, st, stack, hist, vt, zob, moves[i])
+        make_move(board, st, stack, hist, vt, zob, moves[nowrap(i)])
         total += perft(board, st, stack, hist, vt, zob, depth - 1, moves, ply + 1)
         unmake_move(board, st, stack, vt)
     return total
@@ -842,9 +842,9 @@ def insufficient_material(board, st, vt):
         seen = 0
         for i in range(vt[V_NSQUARES]):
             s = vt[V_SQUARES + i]
-            p = board[s]
+            p = board[nowrap(s)]
             if p != EMPTY and ((mask >> (p & 15)) & 1) != 0:
-                seen |= 1 << ((vt[V_FILE + s] + vt[V_RANK + s]) & 1)
+                seen |= 1 << ((vt[nowrap(V_FILE + s)] + vt[nowrap(V_RANK + s)]) & 1)
         if seen != 3:
             return True
     return False
@@ -867,12 +867,12 @@ def repetition_floor(st, vt):
 def repetitions(st, hist, vt):
     """How many earlier positions in the game equal the current one (same key, same side to move)."""
     ply = st[S_PLY]
-    h = hist[ply]
+    h = hist[nowrap(ply)]
     count = 0
     lo = repetition_floor(st, vt)
     i = ply - 2
     while i >= lo:
-        if hist[i] == h:
+        if hist[nowrap(i)] == h:
             count += 1
         i -= 2
     return count

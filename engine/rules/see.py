@@ -27,7 +27,7 @@ entry is ignored: it recaptures last, and only onto an unattacked square);
 ``scratch`` ``int32[>= 2 * SEE_MAX_LIFT]`` for the lifted pieces (nothing is
 allocated).
 """
-from .jit import njit
+from .jit import njit, nowrap
 
 from .layout import (SQ_MASK, MOVE_TO_SHIFT, MOVE_PROMO_BITS, MOVE_EP_BIT, MOVE_FLAGS_SHIFT, F_CASTLE,
                      PAWN, KNIGHT, KING, NTYPES, WHITE, EMPTY, OFF, STRIDE, S_SIDE, S_COUNT,
@@ -47,21 +47,21 @@ def least_attacker(board, st, vt, sq, by, vals):
     cb = by << 4
     pawn = PAWN | cb
     if by == WHITE:
-        if board[sq - STRIDE - 1] == pawn:
+        if board[nowrap(sq - STRIDE - 1)] == pawn:
             return sq - STRIDE - 1
-        if board[sq - STRIDE + 1] == pawn:
+        if board[nowrap(sq - STRIDE + 1)] == pawn:
             return sq - STRIDE + 1
     else:
-        if board[sq + STRIDE - 1] == pawn:
+        if board[nowrap(sq + STRIDE - 1)] == pawn:
             return sq + STRIDE - 1
-        if board[sq + STRIDE + 1] == pawn:
+        if board[nowrap(sq + STRIDE + 1)] == pawn:
             return sq + STRIDE + 1
     best = 0
     bv = _NONE_VALUE
     king = 0
     for ty in range(KNIGHT, NTYPES):
         n = vt[V_LEAP_N + ty]
-        if n == 0 or st[S_COUNT + (ty | cb)] == 0:
+        if n == 0 or st[nowrap(S_COUNT + (ty | cb))] == 0:
             continue
         if ty == KNIGHT and (flags & VF_KNIGHT_PASSIVE) != 0:
             continue
@@ -71,7 +71,7 @@ def least_attacker(board, st, vt, sq, by, vals):
         base = V_LEAP + ty * 16
         for i in range(n):
             s = sq - vt[base + i]
-            if board[s] == pc:
+            if board[nowrap(s)] == pc:
                 if ty == KING:
                     king = s
                 else:
@@ -81,9 +81,9 @@ def least_attacker(board, st, vt, sq, by, vals):
     for d in range(8):
         off = LINE_OFFSETS[d]
         s = sq + off
-        while board[s] == EMPTY:
+        while board[nowrap(s)] == EMPTY:
             s += off
-        p = board[s]
+        p = board[nowrap(s)]
         if p != OFF and (p & 0x30) == cb and (vt[V_SLIDEMASK + (p & 15)] >> d) & 1:
             ty = p & 15
             if ty == KING:
@@ -91,13 +91,13 @@ def least_attacker(board, st, vt, sq, by, vals):
             elif vals[ty] < bv:
                 best = s
                 bv = vals[ty]
-    if (flags & VF_RELAY) != 0 and st[S_COUNT + (KNIGHT | cb)] != 0:
+    if (flags & VF_RELAY) != 0 and st[nowrap(S_COUNT + (KNIGHT | cb))] != 0:
         knight = KNIGHT | cb
-        r = vt[V_RANK + sq]
+        r = vt[nowrap(V_RANK + sq)]
         last = vt[V_HEIGHT] - 1
         for o in KNIGHT_OFFSETS:
             s = sq + o
-            p = board[s]
+            p = board[nowrap(s)]
             if p == EMPTY or p == OFF or (p & 0x30) != cb:
                 continue
             ty = p & 15
@@ -122,11 +122,11 @@ def see_ge(board, st, vt, m, threshold, vals, scratch):
         return 0 >= threshold
     frm = m & SQ_MASK
     to = (m >> MOVE_TO_SHIFT) & SQ_MASK
-    victim = board[to]
+    victim = board[nowrap(to)]
     balance = (vals[victim & 15] if victim != EMPTY else 0) - threshold
     if balance < 0:
         return False       # even if nothing recaptures, the capture does not reach the threshold
-    mover = board[frm] & 15
+    mover = board[nowrap(frm)] & 15
     if mover == KING:
         return True        # a legal king move is never recaptured
     balance -= vals[mover]
@@ -135,18 +135,18 @@ def see_ge(board, st, vt, m, threshold, vals, scratch):
     us = st[S_SIDE]
     # lift the mover: pieces behind it (x-rays) now see the target
     scratch[0] = frm
-    scratch[1] = board[frm]
-    board[frm] = EMPTY
+    scratch[1] = board[nowrap(frm)]
+    board[nowrap(frm)] = EMPTY
     lifted = 1
     stm = us ^ 1          # the opponent recaptures first
     while True:
         s = least_attacker(board, st, vt, to, stm, vals)
         if s == 0 or lifted >= SEE_MAX_LIFT:
             break         # stm cannot (or, past the cap, does not) recapture: stm loses
-        pt = board[s] & 15
-        scratch[2 * lifted] = s
-        scratch[2 * lifted + 1] = board[s]
-        board[s] = EMPTY
+        pt = board[nowrap(s)] & 15
+        scratch[nowrap(2 * lifted)] = s
+        scratch[nowrap(2 * lifted + 1)] = board[nowrap(s)]
+        board[nowrap(s)] = EMPTY
         lifted += 1
         stm ^= 1
         # negamax with the null window (balance, balance + 1) -> (-balance - 1, -balance),
@@ -159,5 +159,5 @@ def see_ge(board, st, vt, m, threshold, vals, scratch):
                 stm ^= 1
             break
     for i in range(lifted - 1, -1, -1):
-        board[scratch[2 * i]] = scratch[2 * i + 1]
+        board[nowrap(scratch[nowrap(2 * i)])] = scratch[nowrap(2 * i + 1)]
     return us != stm      # stm is the side that lost the exchange
