@@ -7,9 +7,11 @@ package).
 """
 from __future__ import annotations
 
+import io
 import os
 import random
 import signal
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -213,3 +215,21 @@ def pytest_configure(config):
     a handled signal is reset to the default at exec, so children react to Ctrl-C again."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def capture_main(main, argv, tty=False):
+    """Run a command's ``main(argv)`` in-process with stdout and stderr captured (stderr reads as
+    a terminal when ``tty``); returns ``(status, stdout, stderr)``."""
+    out, err = io.StringIO(), (_Tty() if tty else io.StringIO())
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        rc = main(argv)
+    finally:
+        sys.stdout, sys.stderr = old
+    return rc, out.getvalue(), err.getvalue()

@@ -6,7 +6,6 @@ resign adjudication keeps the games short. Every wait is for an event (workers
 registered, journal lines written, a task running on a worker), each with a
 generous deadline that only guards against a hang.
 """
-import io
 import json
 import os
 import re
@@ -109,20 +108,9 @@ def match_argv(cluster_addr, pgn, games=20, fake_delay=0, extra=()):
             "--scheduler", cluster_addr, *extra]
 
 
-class _Tty(io.StringIO):
-    def isatty(self):
-        return True
-
-
 def run_main(argv, tty=False):
-    out, err = io.StringIO(), (_Tty() if tty else io.StringIO())
-    old = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = out, err
-    try:
-        rc = M.main(argv)
-    finally:
-        sys.stdout, sys.stderr = old
-    return rc, out.getvalue(), err.getvalue()
+    from tests.conftest import capture_main
+    return capture_main(M.main, argv, tty)
 
 
 def pgn_games(text):

@@ -352,14 +352,8 @@ def test_unwritable_pgn_is_an_error_before_engines_start(tmp_path, capsys):
 
 def _main(argv):
     """Run main() in-process; returns (status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    old = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = out, err
-    try:
-        rc = M.main(argv)
-    finally:
-        sys.stdout, sys.stderr = old
-    return rc, out.getvalue(), err.getvalue()
+    from tests.conftest import capture_main
+    return capture_main(M.main, argv)
 
 
 def _two_legal(games=2):
