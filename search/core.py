@@ -6,7 +6,9 @@ passed in (see :class:`search.driver.SearchState`):
 
 * ``moves``/``scores``  ``int32[MAX_PLY * MAX_MOVES]``   per-ply move and ordering-score slices
 * ``pv``  ``int32[MAX_PLY, MAX_PLY]``, ``pvlen`` ``int32[MAX_PLY]``   triangular PV table
-* ``killers`` ``int32[MAX_PLY, 2]``; ``hist_h`` ``int32[32, NSQ]`` history by piece code and target
+* ``ss`` ``SS_DTYPE[SS_SIZE]`` the search stack, one record per ply (static eval, psq sums, the move played,
+  the singular-extension exclusion, killers, ...: the fields are documented at ``SS_DTYPE``)
+* ``hist_h`` ``int32[32, NSQ]`` history by piece code and target
 * ``cont`` ``int16[CMH_SIZE, CMH_SIZE]`` continuation history: how often a quiet move (piece, target)
   refuted after a given move one or two plies earlier (Stockfish's ``continuationHistory``); rows
   and columns are :func:`_cmh_index` values
@@ -14,7 +16,7 @@ passed in (see :class:`search.driver.SearchState`):
 * ``capt`` ``int16[CMH_SIZE, 16]`` capture history: how often a capture (piece, target; column: the
   captured type, 0 for a promotion without capture) refuted, by :func:`_cmh_index` rows (Stockfish's
   ``captureHistory``); it orders captures of similar value and is updated like ``cont``
-* ``info`` ``int64[INFO_SIZE]`` counters/limits (I_* below) and, from ``I_EVAL``, the static eval per ply; ``stop`` ``int64[3]`` shared by
+* ``info`` ``int64[INFO_SIZE]`` counters and limits (I_* below); ``stop`` ``int64[3]`` shared by
   all threads of a search: ``stop[0]`` the stop flag, ``stop[1]`` a node limit on the sum over the threads (0:
   none), ``stop[2]`` the nodes counted towards it (each thread adds 1024 per poll)
 * ``excl`` ``int32[8]`` root moves excluded (MultiPV), ``ws`` ``int32[WS_SIZE]`` eval scratch
@@ -45,7 +47,7 @@ from .tt import tt_probe, tt_prefetch, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND
 
 # The buffers of one search, passed to every node as one argument (numba passes a namedtuple
 # of arrays like separate arguments; shapes and dtypes in the module docstring).
-SearchCtx = namedtuple("SearchCtx", "board st stack hist vt zob tt ev moves scores pv pvlen killers hist_h "
+SearchCtx = namedtuple("SearchCtx", "board st stack hist vt zob tt ev moves scores pv pvlen ss hist_h "
                                     "info stop excl ws cont counter capt")
 
 MAX_PLY = 100            # deepest search ply (PV table and move buffers are sized by it)
@@ -53,7 +55,7 @@ MATE = 30000             # mate score at the root; mate scores are MATE - plies
 MATE_BOUND = MATE - MAX_PLY
 INF = 32000
 
-# info vector (int64[INFO_SIZE]): limits in, counters out, per-ply scratch
+# info vector (int64[INFO_SIZE]): limits in, counters out (per-ply data live in the search stack, SS_DTYPE)
 (I_NODES,        # nodes searched (out)
  I_NODELIMIT,    # abort when I_NODES reaches this (in)
  I_SELDEPTH,     # deepest ply reached (out)
@@ -63,11 +65,49 @@ INF = 32000
  I_MAXPLY,       # deepest ply allowed (in: MAX_PLY, or less when the game history is nearly full)
  I_NEXCL,        # number of excluded root moves in excl (in, MultiPV)
  I_ROOTDEPTH,    # depth of the current iteration (set by search_root)
- I_EVAL,         # info[I_EVAL + ply]: static eval at each ply of the current line (-INF when in check)
- I_CMH,          # info[I_CMH + ply]: _cmh_index of the move played at ply (-1: null move)
- I_PSQ,          # info[I_PSQ + 2*ply + {0, 1}]: material + piece-square sums (mg, eg) at ply (eval.psq_sums)
- I_SKIP,         # info[I_SKIP + ply]: the move a singular-extension search excludes at ply (0: none)
- INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1, MAX_PLY + 2, MAX_PLY + 2, 2 * (MAX_PLY + 2), MAX_PLY + 2)
+ INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1)
+
+# The search stack (Stockfish's ``Stack``, search.h): one record per ply of the current line,
+# ``ss[ply]``, written by the node at ``ply`` (search(), past its TT cutoff), except the psq sums,
+# which the parent carries to its child's row as it makes the move. 64 bytes, one cache line per
+# row; int64 where the search's arithmetic is int64. A new per-ply datum is one more field here.
+#
+#   static_eval   int64  static eval of the node (-INF when in check); qsearch writes none
+#   psq_mg        int64  material + piece-square sums, middlegame and endgame (eval.psq_sums):
+#   psq_eg        int64  row 0 set by search_root, row ply + 1 by _make (or the null move) at ply
+#   cmh           int64  _cmh_index of the move played at ply, -1 for a null move (the child's
+#                        continuation-history rows: ss[ply - 1].cmh and ss[ply - 2].cmh)
+#   stat_score    int32  not yet used (0): the history score of the move searched
+#   current_move  int32  the move being searched (or last searched) at ply, 0 for a null move
+#   excluded      int32  the move a singular-extension search of this node excludes (0: none)
+#   killer1       int32  the last two distinct quiet moves that cut off at ply, newest first
+#   killer2       int32  (kept across the iterations of a search)
+#   move_count    int32  moves searched so far at ply (pruned ones not counted)
+#   in_check      int8   1 if the side to move is in check at ply
+#   cut_node      int8   not yet used (0): the node is expected to fail high
+#   tt_pv         int8   not yet used (0): the node is or was on a PV (a TT flag)
+#
+# Rows: MAX_PLY + 2, as the info slices they replace (plies stay below MAX_PLY; a node at ply
+# writes the psq sums of ply + 1). The lookbacks to earlier plies (``improving``, c1, c2) test
+# ``ply >= 2``/``ply >= 1`` first: the root has no row before it. The driver zeroes the whole
+# stack when a search starts.
+SS_DTYPE = np.dtype([("static_eval", np.int64), ("psq_mg", np.int64), ("psq_eg", np.int64),
+                     ("cmh", np.int64), ("stat_score", np.int32), ("current_move", np.int32),
+                     ("excluded", np.int32), ("killer1", np.int32), ("killer2", np.int32),
+                     ("move_count", np.int32), ("in_check", np.int8), ("cut_node", np.int8),
+                     ("tt_pv", np.int8), ("pad", np.uint8, (5,))], align=False)
+SS_SIZE = MAX_PLY + 2
+
+
+def ss_alloc():
+    """A zeroed search stack (``SS_SIZE`` rows of ``SS_DTYPE``), one per search thread."""
+    return np.zeros(SS_SIZE, dtype=SS_DTYPE)
+
+
+def ss_clear_killers(ss):
+    """Forget the killers of every ply (``ucinewgame``; a new search zeroes the whole stack)."""
+    ss["killer1"] = 0
+    ss["killer2"] = 0
 
 # Move-ordering score bands (higher first).
 ORD_TT = 1 << 30          # the TT move before anything else
@@ -166,13 +206,13 @@ def _bound(best, orig_alpha, beta):
 
 
 @njit(cache=True, nogil=True)
-def _static_eval(board, st, vt, ev, ws, tt, ti, info, ply):
+def _static_eval(board, st, vt, ev, ws, tt, ti, ss, ply):
     """Static evaluation (centipawns, side to move), from the TT slot ``ti`` when it caches one,
-    with the material + piece-square sums kept in ``info`` (:func:`_make`).
+    with the material + piece-square sums kept in the search stack ``ss`` (:func:`_make`).
     The single call site of the evaluation keeps the compiled code (and compile time) small."""
     if ti >= 0 and tt[nowrap(ti)].eval != EVAL_NONE:
         return np.int64(tt[nowrap(ti)].eval)
-    return evaluate_inc(board, st, vt, ev, ws, info[nowrap(I_PSQ + 2 * ply)], info[nowrap(I_PSQ + 2 * ply + 1)])
+    return evaluate_inc(board, st, vt, ev, ws, ss[nowrap(ply)].psq_mg, ss[nowrap(ply)].psq_eg)
 
 
 @njit(cache=True, nogil=True)
@@ -191,12 +231,12 @@ def _tt_refined(tt, ti, static, ply, r50):
 
 
 @njit(cache=True, nogil=True)
-def _make(board, st, stack, hist, vt, zob, ev, info, ply, m):
+def _make(board, st, stack, hist, vt, zob, ev, ss, ply, m):
     """make_move, carrying the material + piece-square sums from ``ply`` to ``ply + 1``
     (incremental: :func:`search.eval.psq_delta` of the move, before it is made)."""
     dmg, deg = psq_delta(board, st, vt, ev, m)
-    info[nowrap(I_PSQ + 2 * ply + 2)] = info[nowrap(I_PSQ + 2 * ply)] + dmg
-    info[nowrap(I_PSQ + 2 * ply + 3)] = info[nowrap(I_PSQ + 2 * ply + 1)] + deg
+    ss[nowrap(ply + 1)].psq_mg = ss[nowrap(ply)].psq_mg + dmg
+    ss[nowrap(ply + 1)].psq_eg = ss[nowrap(ply)].psq_eg + deg
     make_move(board, st, stack, hist, vt, zob, m)
 
 
@@ -386,7 +426,7 @@ def qsearch(c, alpha, beta, ply, incheck):
 
     ``incheck``: 1/0 if the caller knows whether the side to move is in check (the parent's
     ``gives_check`` of the move just made), -1 to have it computed here."""
-    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws, \
+    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ss, hist_h, info, stop, excl, ws, \
         cont, counter, capt = c
     relay = (vt[V_FLAGS] & VF_RELAY) != 0
     if _tick(info, stop):
@@ -405,7 +445,7 @@ def qsearch(c, alpha, beta, ply, incheck):
             return s
     # one call site each for _static_eval and gen_legal_checked keeps the compiled code (and compile time) small
     check = in_check(board, st, vt) if incheck < 0 else incheck != 0
-    static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, info, ply)
+    static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, ss, ply)
     if ply >= info[I_MAXPLY] - 1:
         return 0 if check else static
     stand = static
@@ -439,7 +479,7 @@ def qsearch(c, alpha, beta, ply, incheck):
                 continue
         # the child's "in check", known before the move without relays (cheaper than in_check there)
         gchk = np.int64(-1) if relay else np.int64(1 if gives_check(board, st, stack, hist, vt, zob, m) else 0)
-        _make(board, st, stack, hist, vt, zob, ev, info, ply, m)
+        _make(board, st, stack, hist, vt, zob, ev, ss, ply, m)
         tt_prefetch(tt, st[S_HASH])   # the child probes this bucket first
         sc = -qsearch(c, -beta, -alpha, ply + 1, gchk)
         unmake_move(board, st, stack, vt)
@@ -499,7 +539,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     All integer arguments are int64 and never compile-time literals (callers pass
     variables): a literal would make numba compile, and cache, extra recursive
     specialisations, which crashed on reload from the cache."""
-    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, killers, hist_h, info, stop, excl, ws, \
+    board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ss, hist_h, info, stop, excl, ws, \
         cont, counter, capt = c
     pvlen[nowrap(ply)] = ply
     if depth <= 0:
@@ -528,7 +568,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     # Step 2. Transposition table probe (cutoff in non-PV nodes; none once the fifty-move counter
     # reaches R50_NO_TT_CUT, as Stockfish 12: the stored result may not hold this close to the draw)
     ttm = 0
-    skipm = info[nowrap(I_SKIP + ply)]    # a singular-extension search of this node without that move
+    skipm = ss[nowrap(ply)].excluded    # a singular-extension search of this node without that move
     ti = tt_probe(tt, key)
     if ti >= 0:
         ttm = tt[nowrap(ti)].move
@@ -540,13 +580,14 @@ def search(c, alpha, beta, depth, ply, incheck):
             if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
                 return s
     check = in_check(board, st, vt) if incheck < 0 else incheck != 0
+    ss[nowrap(ply)].in_check = check
     us = st[S_SIDE]
     # Step 3. Static evaluation
-    static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, info, ply)
-    info[nowrap(I_EVAL + ply)] = static
+    static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, ss, ply)
+    ss[nowrap(ply)].static_eval = static
     # "improving": the static eval rose since our previous move (two plies up); if not, the
     # position is drifting and pruning/reductions below can be bolder
-    improving = ply < 2 or static > info[nowrap(I_EVAL + ply - 2)]
+    improving = ply < 2 or static > ss[nowrap(ply - 2)].static_eval
     # the eval the pruning steps below judge by: the static eval refined by the TT score
     pe = static if check else _tt_refined(tt, ti, static, ply, st[S_HALFMOVE])
     # Step 3b. Internal iterative reduction: no TT move means this node was never searched (or failed
@@ -565,9 +606,10 @@ def search(c, alpha, beta, depth, ply, incheck):
         r = 3 + depth // 4 + min(NULL_EVAL_MAX, (pe - beta) // NULL_EVAL_DIV)
         make_null(st, stack, hist, zob)
         tt_prefetch(tt, st[S_HASH])   # the child probes this bucket first
-        info[nowrap(I_CMH + ply)] = -1
-        info[nowrap(I_PSQ + 2 * ply + 2)] = info[nowrap(I_PSQ + 2 * ply)]
-        info[nowrap(I_PSQ + 2 * ply + 3)] = info[nowrap(I_PSQ + 2 * ply + 1)]
+        ss[nowrap(ply)].current_move = 0
+        ss[nowrap(ply)].cmh = -1
+        ss[nowrap(ply + 1)].psq_mg = ss[nowrap(ply)].psq_mg
+        ss[nowrap(ply + 1)].psq_eg = ss[nowrap(ply)].psq_eg
         sc = -search(c, -beta, -beta + 1, depth - 1 - r, ply + 1, np.int64(0))
         unmake_null(st, stack)
         if info[I_ABORT] != 0:
@@ -578,8 +620,8 @@ def search(c, alpha, beta, depth, ply, incheck):
     # without generating anything; the other moves are generated and scored only if it fails to
     # cut off. The order is the one full generation would give (the TT move, then by score).
     n0 = ply * MAX_MOVES
-    c1 = info[nowrap(I_CMH + ply - 1)] if ply >= 1 else -1     # the opponent's last move
-    c2 = info[nowrap(I_CMH + ply - 2)] if ply >= 2 else -1     # our own previous move
+    c1 = ss[nowrap(ply - 1)].cmh if ply >= 1 else -1     # the opponent's last move
+    c2 = ss[nowrap(ply - 2)].cmh if ply >= 2 else -1     # our own previous move
     cm = counter[nowrap(c1)] if c1 >= 0 else 0
     tt_first = ttm != 0 and is_legal_move(board, st, vt, np.int64(ttm), check, moves, n0)
     npm = _has_null_material(st, vt, us)    # pieces beyond king and pawns: SEE pruning is safe
@@ -589,6 +631,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     bestm = 0
     orig_alpha = alpha
     searched = 0
+    ss[nowrap(ply)].move_count = 0
     stage = 0      # 0: TT move, 1: generate and score the rest, 2: pick by score
     i = n0         # next index to pick from
     n = n0
@@ -606,8 +649,8 @@ def search(c, alpha, beta, depth, ply, incheck):
             n = gen_legal_checked(board, st, vt, moves, n0, np.int64(GEN_ALL), check)   # not a literal: one compiled copy
             if n == n0:
                 return -MATE + ply if check else 0
-            _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, killers[nowrap(ply), 0],
-                         killers[nowrap(ply), 1], hist_h, cont, c1, c2, cm, capt)
+            _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, ss[nowrap(ply)].killer1,
+                         ss[nowrap(ply)].killer2, hist_h, cont, c1, c2, cm, capt)
             if tt_first:
                 # the TT move (already searched) goes to the front, where the first pick would put it
                 for j in range(n0, n):
@@ -677,9 +720,9 @@ def search(c, alpha, beta, depth, ply, incheck):
             tts = _score_from_tt(tt[nowrap(ti)].score, ply, st[S_HALFMOVE])
             if -MATE_BOUND < tts < MATE_BOUND:
                 sbeta = tts - SE_MARGIN * depth
-                info[nowrap(I_SKIP + ply)] = m
+                ss[nowrap(ply)].excluded = m
                 v = search(c, sbeta - 1, sbeta, depth // 2, ply, np.int64(1 if check else 0))
-                info[nowrap(I_SKIP + ply)] = 0
+                ss[nowrap(ply)].excluded = 0
                 if info[I_ABORT] != 0:
                     return 0
                 if v < sbeta:
@@ -687,9 +730,10 @@ def search(c, alpha, beta, depth, ply, incheck):
                 elif sbeta >= beta:
                     return sbeta
         gchk = np.int64(1 if gives else 0)     # the child's "in check"
-        _make(board, st, stack, hist, vt, zob, ev, info, ply, m)
+        _make(board, st, stack, hist, vt, zob, ev, ss, ply, m)
         tt_prefetch(tt, st[S_HASH])   # the child probes this bucket first
-        info[nowrap(I_CMH + ply)] = _cmh_index(pc, to)
+        ss[nowrap(ply)].current_move = m
+        ss[nowrap(ply)].cmh = _cmh_index(pc, to)
         nd = depth - 1 + ext
         if searched == 0:
             sc = -search(c, -beta, -alpha, nd, ply + 1, gchk)
@@ -722,6 +766,7 @@ def search(c, alpha, beta, depth, ply, incheck):
         if info[I_ABORT] != 0:
             return 0
         searched += 1
+        ss[nowrap(ply)].move_count = searched
         if sc > best:
             best = sc
             bestm = m
@@ -739,9 +784,9 @@ def search(c, alpha, beta, depth, ply, incheck):
                     bonus = depth * depth * 32
                     cbonus = min(bonus, CONT_BONUS_MAX)
                     if not noisy:
-                        if killers[nowrap(ply), 0] != m:
-                            killers[nowrap(ply), 1] = killers[nowrap(ply), 0]
-                            killers[nowrap(ply), 0] = m
+                        if ss[nowrap(ply)].killer1 != m:
+                            ss[nowrap(ply)].killer2 = ss[nowrap(ply)].killer1
+                            ss[nowrap(ply)].killer1 = m
                         if c1 >= 0:
                             counter[nowrap(c1)] = m
                         _history_update(hist_h, pc, to, bonus)
@@ -783,6 +828,6 @@ def search_root(c, alpha, beta, depth):
     info[I_ROOTPLY] = c.st[S_PLY]
     info[I_ROOTDEPTH] = depth
     mg, eg = psq_sums(c.board, c.st, c.vt, c.ev)
-    info[I_PSQ] = mg
-    info[I_PSQ + 1] = eg
+    c.ss[0].psq_mg = mg
+    c.ss[0].psq_eg = eg
     return search(c, alpha, beta, depth, np.int64(0), np.int64(-1))

@@ -77,7 +77,7 @@ class SearchState:
         self.scores = np.zeros(C.MAX_PLY * G.MAX_MOVES, dtype=np.int32)
         self.pv = np.zeros((C.MAX_PLY + 1, C.MAX_PLY + 1), dtype=np.int32)
         self.pvlen = np.zeros(C.MAX_PLY + 2, dtype=np.int32)
-        self.killers = np.zeros((C.MAX_PLY + 1, 2), dtype=np.int32)
+        self.ss = C.ss_alloc()      # the search stack: a record per ply (search.core.SS_DTYPE)
         self.hist_h = np.zeros((32, L.NSQ), dtype=np.int32)
         self.cont = np.zeros((C.CMH_SIZE, C.CMH_SIZE), dtype=np.int16)
         self.counter = np.zeros(C.CMH_SIZE, dtype=np.int32)
@@ -99,12 +99,12 @@ class SearchState:
         self.cont[:] = 0
         self.counter[:] = 0
         self.capt[:] = 0
-        self.killers[:] = 0
+        C.ss_clear_killers(self.ss)
 
     def iterate(self, pos, ev, alpha: int, beta: int, depth: int) -> int:
         """One numba iteration on ``pos`` (its arrays are modified and restored)."""
         ctx = SearchCtx(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
-                        self.moves, self.scores, self.pv, self.pvlen, self.killers, self.hist_h,
+                        self.moves, self.scores, self.pv, self.pvlen, self.ss, self.hist_h,
                         self.info, self.stop, self.excl, self.ws, self.cont, self.counter, self.capt)
         return int(search_root(ctx, alpha, beta, depth))
 
@@ -234,6 +234,7 @@ class Searcher:
         for v in _variants.names():
             pos = Position.from_fen(None, v)
             st.info[:] = 0
+            st.ss[:] = 0
             st.info[C.I_NODELIMIT] = 1 << 40
             st.info[C.I_MAXPLY] = 64
             for d in (1, 2, 3):
@@ -370,7 +371,7 @@ class Searcher:
             h.info[:] = 0
             for k in (C.I_NODELIMIT, C.I_GEN, C.I_MAXPLY):
                 h.info[k] = st.info[k]
-            h.killers[:] = 0
+            h.ss[:] = 0             # the search stack, killers included
             h.hist_h //= 2
             t = threading.Thread(target=self._helper_run, args=(idx, h, pos.copy(), ev, maxd),
                                  name=f"cardinal-helper-{idx}", daemon=True)
@@ -461,7 +462,7 @@ class Searcher:
         info[C.I_NODELIMIT] = limits.nodes if limits.nodes else (1 << 62)
         info[C.I_GEN] = st.gen
         info[C.I_MAXPLY] = max(2, min(C.MAX_PLY, L.MAX_GAME_PLIES - pos.ply - 4))
-        st.killers[:] = 0
+        st.ss[:] = 0               # the search stack, killers included
         st.hist_h //= 2
         maxd = min(MAX_DEPTH, C.MAX_PLY - 2)
         if limits.depth is not None:

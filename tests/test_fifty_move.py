@@ -53,15 +53,16 @@ def _ctx(st, pos, ev, ply):
     """The search buffers on ``pos``, with the piece-square sums set for ``ply``."""
     st.clear()
     st.info[:] = 0
+    st.ss[:] = 0
     st.info[C.I_NODELIMIT] = 1 << 62
     st.info[C.I_MAXPLY] = C.MAX_PLY
     st.info[C.I_ROOTPLY] = pos.st[L.S_PLY]
     st.info[C.I_ROOTDEPTH] = 4
     mg, eg = psq_sums(pos.board, pos.st, pos.vt, ev)
-    st.info[C.I_PSQ + 2 * ply] = mg
-    st.info[C.I_PSQ + 2 * ply + 1] = eg
+    st.ss[ply]["psq_mg"] = mg
+    st.ss[ply]["psq_eg"] = eg
     return SearchCtx(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, st.tt, ev,
-                     st.moves, st.scores, st.pv, st.pvlen, st.killers, st.hist_h,
+                     st.moves, st.scores, st.pv, st.pvlen, st.ss, st.hist_h,
                      st.info, st.stop, st.excl, st.ws, st.cont, st.counter, st.capt)
 
 

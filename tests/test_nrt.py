@@ -140,6 +140,7 @@ def _argument_types():
     from engine.rules.layout import NSQ, NTYPES
     from engine.rules.position import Position
     from search.eval import EV_SEE, NF, WS_SIZE, build_eval
+    from search.core import ss_alloc
     from search.tt import tt_alloc
     pos = Position.from_fen(None, "grand")
     ev = build_eval("grand")
@@ -147,7 +148,8 @@ def _argument_types():
                   vals=ev[EV_SEE:EV_SEE + NTYPES], ws=np.zeros(WS_SIZE, np.int32), f=np.zeros(NF, np.int32),
                   scratch=np.zeros(64, np.int32), moves=np.zeros(512, np.int32), scores=np.zeros(512, np.int32),
                   tt=tt_alloc(1), hist_h=np.zeros((32, NSQ), np.int32), cont=np.zeros((16, 16), np.int16),
-                  capt=np.zeros((16, 16), np.int16), info=np.zeros(512, np.int64))
+                  capt=np.zeros((16, 16), np.int16), info=np.zeros(512, np.int64),
+                  ss=ss_alloc())
     t = {name: typeof(a) for name, a in arrays.items()}
     t.update(check=types.boolean, trace=types.literal(False))   # the search's evaluation: no trace
     return t

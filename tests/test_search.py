@@ -571,7 +571,7 @@ def test_tt_score_refines_the_static_eval_by_its_bound():
 
 def test_singular_search_excludes_its_move_and_stores_nothing():
     """The singular-extension search of a node (step 9b) searches it without the TT move
-    (``info[I_SKIP + ply]``) and leaves no TT entry: its result is a bound on the other moves
+    (``ss[ply].excluded``) and leaves no TT entry: its result is a bound on the other moves
     only, not the node's value."""
     from search import core as C
     from search.driver import SearchState
@@ -586,7 +586,8 @@ def test_singular_search_excludes_its_move_and_stores_nothing():
         st.info[:] = 0
         st.info[C.I_NODELIMIT] = 1 << 62
         st.info[C.I_MAXPLY] = C.MAX_PLY
-        st.info[C.I_SKIP] = skip
+        st.ss[:] = 0
+        st.ss[0]["excluded"] = skip
         sc = st.iterate(pos, ev, -C.INF, C.INF, 4)
         return sc, int(st.pv[0, 0]), tt_probe(st.tt, pos.st[L.S_HASH])
 
@@ -594,7 +595,58 @@ def test_singular_search_excludes_its_move_and_stores_nothing():
     assert best == mate and sc > C.MATE_BOUND and ti >= 0
     sc, best, ti = iterate(mate)
     assert best != mate and sc < C.MATE_BOUND and ti < 0
-    assert st.info[C.I_SKIP] == mate      # the caller restores it (search step 9b)
+    assert st.ss[0]["excluded"] == mate   # the caller restores it (search step 9b)
+
+
+def test_search_stack_fields_are_filled_as_documented():
+    """The per-ply search stack (search.core.SS_DTYPE) has the named fields, and an iteration
+    fills them as its layout comment says: the root row holds the root's static eval, psq sums,
+    check flag, move count and last move (with its continuation-history index); the killers of
+    some ply are set after a search with quiet cutoffs; the fields for later work stay zero."""
+    from search import core as C
+    from search.driver import SearchState
+    from search.eval import build_eval, evaluate, psq_sums, WS_SIZE
+    names = {"static_eval", "current_move", "cmh", "psq_mg", "psq_eg", "excluded", "killer1", "killer2",
+             "move_count", "in_check", "cut_node", "tt_pv", "stat_score"}
+    assert names <= set(C.SS_DTYPE.names)
+    for f in ("static_eval", "cmh", "psq_mg", "psq_eg"):
+        assert C.SS_DTYPE[f] == np.int64, f      # the search's int64 arithmetic, unchanged
+    assert C.SS_DTYPE.itemsize == 64             # one cache line per ply
+    st = SearchState(1)
+    assert len(st.ss) == C.SS_SIZE >= C.MAX_PLY + 2
+
+    def iterate(pos, depth):
+        ev = build_eval(pos.variant.name)
+        st.clear()
+        st.info[:] = 0
+        st.ss[:] = 0
+        st.info[C.I_NODELIMIT] = 1 << 62
+        st.info[C.I_MAXPLY] = C.MAX_PLY
+        st.iterate(pos, ev, -C.INF, C.INF, depth)
+        return ev
+
+    pos = Position.from_fen(None, "chess")
+    ev = iterate(pos, 4)
+    root = st.ss[0]
+    want = int(evaluate(pos.board, pos.st, pos.vt, ev, np.zeros(WS_SIZE, np.int32)))
+    assert int(root["static_eval"]) == want
+    assert (int(root["psq_mg"]), int(root["psq_eg"])) == tuple(int(x) for x in psq_sums(pos.board, pos.st, pos.vt, ev))
+    assert root["in_check"] == 0 and root["excluded"] == 0
+    legal = pos.legal_moves()
+    assert root["move_count"] == len(legal)      # full window at the root: every move is searched
+    m = int(root["current_move"])
+    assert m in legal
+    to = (m >> L.MOVE_TO_SHIFT) & L.SQ_MASK
+    assert root["cmh"] == C._cmh_index(int(pos.board[m & L.SQ_MASK]), to)
+    assert (st.ss["killer1"][1:5] != 0).any()    # quiet cutoffs below the root
+    k1, k2 = st.ss["killer1"], st.ss["killer2"]
+    assert not ((k2 != 0) & (k1 == k2)).any()    # the second killer is the previous first
+    for f in ("stat_score", "cut_node", "tt_pv"):
+        assert not st.ss[f].any(), f             # declared, not yet used
+
+    pos = Position.from_fen("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1", "chess")   # Black in check
+    iterate(pos, 2)
+    assert st.ss[0]["in_check"] == 1 and st.ss[0]["static_eval"] == -C.INF
 
 
 def test_pick_is_selection_with_the_first_best():
