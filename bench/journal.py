@@ -6,6 +6,7 @@ once; ``--resume`` reads it back.
 from __future__ import annotations
 
 import fcntl
+import errno
 import json
 import os
 import re
@@ -23,10 +24,15 @@ def now_iso(t: float | None = None) -> str:
 
 
 def fsync_write(fh, text: str) -> None:
-    """Write, flush and fsync (the data is on disk when this returns)."""
+    """Write, flush and fsync (the data is on disk when this returns). A file that cannot be
+    synced (a device or pipe such as ``/dev/null`` or ``/dev/stdout``: EINVAL) is only flushed."""
     fh.write(text)
     fh.flush()
-    os.fsync(fh.fileno())
+    try:
+        os.fsync(fh.fileno())
+    except OSError as e:
+        if e.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EROFS) or os.path.isfile(getattr(fh, "name", "")):
+            raise
 
 
 class Journal:
@@ -106,11 +112,13 @@ class OutputLock:
 
 def lock_outputs(paths) -> list:
     """:class:`OutputLock` of each path (None and repeats skipped), all or none: on
-    :class:`InUse` (or ``OSError``) the ones taken are released before it is raised."""
+    :class:`InUse` (or ``OSError``) the ones taken are released before it is raised. A path
+    that exists and is no regular file (``/dev/null``, ``/dev/stdout``) is not locked: any
+    number of runs may write there, and no lock file is made beside it."""
     held, seen = [], set()
     try:
         for p in paths:
-            if p is None or os.path.realpath(p) in seen:
+            if p is None or os.path.realpath(p) in seen or (os.path.exists(p) and not os.path.isfile(p)):
                 continue
             seen.add(os.path.realpath(p))
             held.append(OutputLock(p))

@@ -745,7 +745,11 @@ def config_from_args(argv: list[str]) -> MatchConfig:
         raise ValueError("--resume JOURNAL continues that journal; do not give another --journal")
     journal_path = a.journal
     journal_opt = "--journal"
-    if journal_path is None and a.pgn and not a.resume:
+    if journal_path is None and a.pgn and not a.resume and os.path.exists(a.pgn) and not os.path.isfile(a.pgn):
+        # a device or pipe (/dev/stdout): no journal beside it, in /dev
+        print(f"note: --pgn {a.pgn} is not a regular file: no results journal (give --journal FILE "
+              "to keep one, for --resume)", file=sys.stderr)
+    elif journal_path is None and a.pgn and not a.resume:
         journal_path = os.path.splitext(a.pgn)[0] + ".jsonl"
         if os.path.abspath(journal_path) == os.path.abspath(a.pgn):
             journal_path = a.pgn + ".journal.jsonl"
@@ -755,7 +759,10 @@ def config_from_args(argv: list[str]) -> MatchConfig:
         if why:
             raise ValueError(why)
     openings = load_openings(a.openings, a.variant) if a.openings else None
-    sprt = stats.SPRT.parse(a.sprt) if a.sprt else None
+    try:
+        sprt = stats.SPRT.parse(a.sprt) if a.sprt else None
+    except ValueError as e:
+        raise ValueError(f"--sprt: bad value in {' '.join(a.sprt)!r}: {e}") from None
     adj = Adjudication.parse(a.draw, a.resign)
     tc_default = a.tc is None and a.movetime is None and a.depth is None and a.nodes is None
     return MatchConfig(engines=specs, variant=a.variant, games=a.games, tc=tc, tc_default=tc_default,

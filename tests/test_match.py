@@ -860,3 +860,28 @@ def test_own_node_limit_plays_without_the_default_clock():
     assert (a.base, a.inc, a.nodes) == (10.0, 0.1, 40000)
     a, _ = tcs("--engine", "cmd=x nodes=40000 tc=3+0.03", "--engine", "cmd=y")
     assert (a.base, a.inc, a.nodes) == (3.0, 0.03, 40000)
+
+
+def test_a_device_pgn_gets_no_journal_or_lock_beside_it(tmp_path):
+    """``--pgn /dev/null`` (a device, not a file) plays: the PGN is flushed but not fsynced
+    (devices refuse fsync), no default journal or lock file is made in /dev, and two runs may
+    share it."""
+    if not os.path.exists("/dev/null"):
+        pytest.skip("no /dev/null")
+    before = set(os.listdir("/dev"))
+    rc, out, err = _main(_two_legal() + ["--pgn", "/dev/null"])
+    assert rc == 0, err
+    assert "Score of A vs B" in out and "no results journal" in err and "Traceback" not in err
+    assert set(os.listdir("/dev")) - before == set()
+    from bench import journal as J
+    held = J.lock_outputs(["/dev/null", str(tmp_path / "x.pgn")])
+    try:
+        assert len(held) == 1 and J.lock_outputs(["/dev/null"]) == []     # the device is never locked
+    finally:
+        J.release_all(held)
+
+
+def test_a_bad_sprt_value_names_the_option():
+    rc, out, err = _main(_two_legal() + ["--sprt", "elo0=x", "elo1=5"])
+    assert rc == 2 and err.strip().splitlines() == \
+        ["error: --sprt: bad value in 'elo0=x elo1=5': could not convert string to float: 'x'"], err
