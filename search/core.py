@@ -1,29 +1,33 @@
 """The alpha-beta search in numba: PVS negamax + quiescence, one call per iteration.
 
 Entry point: :func:`search_root` (called by :mod:`search.driver` once per
-depth and aspiration window). Nothing is allocated per node: every buffer is
-passed in (see :class:`search.driver.SearchState`):
+depth and aspiration window). The order of a node's moves is the move picker's
+(:mod:`search.movepick`, Stockfish's ``MovePicker``): :func:`search` starts it and
+asks it for one move at a time (step 6). Nothing is allocated per node: every
+buffer is passed in (see :class:`search.driver.SearchState`):
 
-* ``moves``/``scores``  ``int32[MAX_PLY * MAX_MOVES]``   per-ply move and ordering-score slices
+* ``moves``/``scores``  ``int32[MAX_PLY * MAX_MOVES]``   per-ply move and ordering-score slices (the picker's)
 * ``pv``  ``int32[MAX_PLY, MAX_PLY]``, ``pvlen`` ``int32[MAX_PLY]``   triangular PV table
 * ``ss`` ``SS_DTYPE[SS_SIZE]`` the search stack, one record per ply (static eval, psq sums, the move played,
-  the singular-extension exclusion, killers, ...: the fields are documented at ``SS_DTYPE``)
+  the singular-extension exclusion, killers, the move picker's state, ...: the fields are documented
+  at ``SS_DTYPE``)
 * ``hist_h`` ``int32[32, NSQ]`` history by piece code and target
 * ``cont`` ``int16[CMH_SIZE, CMH_SIZE]`` continuation history: how often a quiet move (piece, target)
   refuted after a given move one or two plies earlier (Stockfish's ``continuationHistory``); rows
-  and columns are :func:`_cmh_index` values
+  and columns are :func:`search.movepick._cmh_index` values
 * ``counter`` ``int32[CMH_SIZE]`` counter move: the last quiet move that refuted a given move
 * ``capt`` ``int16[CMH_SIZE, 16]`` capture history: how often a capture (piece, target; column: the
-  captured type, 0 for a promotion without capture) refuted, by :func:`_cmh_index` rows (Stockfish's
+  captured type, 0 for a promotion without capture) refuted, by ``_cmh_index`` rows (Stockfish's
   ``captureHistory``); it orders captures of similar value and is updated like ``cont``
 * ``info`` ``int64[INFO_SIZE]`` counters and limits (I_* below); ``stop`` ``int64[3]`` shared by
   all threads of a search: ``stop[0]`` the stop flag, ``stop[1]`` a node limit on the sum over the threads (0:
   none), ``stop[2]`` the nodes counted towards it (each thread adds 1024 per poll)
 * ``excl`` ``int32[8]`` root moves excluded (MultiPV), ``ws`` ``int32[WS_SIZE]`` eval scratch
 
-Beyond the steps in :func:`search`: losing captures (static exchange evaluation, :func:`_losing_capture`) are
-ordered after the quiet moves and skipped in quiescence; quiescence probes and stores the TT at draft 0;
-the TT caches the static eval (stored with the entry: one probe and one store per node).
+Beyond the steps in :func:`search`: losing captures (static exchange evaluation,
+:func:`search.movepick._losing_capture`) are ordered after the quiet moves and skipped in quiescence;
+quiescence probes and stores the TT at draft 0; the TT caches the static eval (stored with the entry:
+one probe and one store per node).
 
 Scores: centipawns; ``MATE - ply`` is mate in ``ply`` plies from the root.
 Stop: every 1024 nodes the search reads ``stop[0]`` and the node limits (its own, and the shared one on
@@ -38,12 +42,15 @@ from engine.rules.jit import njit, nowrap
 from engine.rules.layout import (field_offsets, NTYPES, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, SQ_MASK, MOVE_PROMO_BITS,
                                  MOVE_EP_BIT, U_MOVE, NSQ, KING, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, MARSHAL, CARDINAL, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
                            V_FLAGS, VF_RELAY)
-from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal_checked, is_legal_move, make_move, unmake_move, make_null,
+from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal_checked, make_move, unmake_move, make_null,
                             unmake_null, in_check, insufficient_material, is_attacked, repetition_floor)
 from engine.rules.checks import gives_check
-from engine.rules.see import see_ge
-from .eval import evaluate_inc, psq_sums, psq_delta, EV_PST_MG, EV_SEE
+from .eval import evaluate_inc, psq_sums, psq_delta
 from .tt import tt_probe, tt_prefetch, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE
+from .movepick import (ORD_TT, ORD_NOISY, ORD_KILLER2, HIST_MAX, CONT_MAX, SEE_MARGIN, _piece_value, _see_ge,
+                       _losing_capture, _cmh_index, _score_noisy, _pick, picker_init, next_move,
+                       picker_is_tt_move, picker_no_moves, picker_save, picker_restore)
+from .movepick import CMH_SIZE  # noqa: F401  (the history tables' size, for search.driver)
 
 # The buffers of one search, passed to every node as one argument (numba passes a namedtuple
 # of arrays like separate arguments; shapes and dtypes in the module docstring).
@@ -69,8 +76,9 @@ INF = 32000
 
 # The search stack (Stockfish's ``Stack``, search.h): one record per ply of the current line,
 # ``ss[ply]``, written by the node at ``ply`` (search(), past its TT cutoff), except the psq sums,
-# which the parent carries to its child's row as it makes the move. 64 bytes, one cache line per
-# row; int64 where the search's arithmetic is int64. A new per-ply datum is one more field here.
+# which the parent carries to its child's row as it makes the move. 128 bytes, two cache lines per
+# row (the node's own data in the first, the move picker's state in the second); int64 where the
+# search's arithmetic is int64. A new per-ply datum is one more field here.
 #
 #   static_eval   int64  static eval of the node (-INF when in check); qsearch writes none
 #   psq_mg        int64  material + piece-square sums, middlegame and endgame (eval.psq_sums):
@@ -86,6 +94,11 @@ INF = 32000
 #   in_check      int8   1 if the side to move is in check at ply
 #   cut_node      int8   not yet used (0): the node is expected to fail high
 #   tt_pv         int8   not yet used (0): the node is or was on a PV (a TT flag)
+#   mp_stage      int32  the move picker's state (search.movepick, written by picker_init and
+#   mp_cur        int32  next_move): its stage, the index of the next move to pick and the end
+#   mp_end        int32  of the generated moves in the ply's slice of the move buffer, the TT
+#   mp_tt_move    int32  move and the counter move it was started with; saved and restored
+#   mp_counter_move int32  around the singular-extension search, which reuses the row
 #
 # Rows: MAX_PLY + 2, as the info slices they replace (plies stay below MAX_PLY; a node at ply
 # writes the psq sums of ply + 1). The lookbacks to earlier plies (``improving``, c1, c2) test
@@ -95,7 +108,10 @@ SS_DTYPE = np.dtype([("static_eval", np.int64), ("psq_mg", np.int64), ("psq_eg",
                      ("cmh", np.int64), ("stat_score", np.int32), ("current_move", np.int32),
                      ("excluded", np.int32), ("killer1", np.int32), ("killer2", np.int32),
                      ("move_count", np.int32), ("in_check", np.int8), ("cut_node", np.int8),
-                     ("tt_pv", np.int8), ("pad", np.uint8, (5,))], align=False)
+                     ("tt_pv", np.int8), ("pad", np.uint8, (5,)),
+                     ("mp_stage", np.int32), ("mp_cur", np.int32), ("mp_end", np.int32),
+                     ("mp_tt_move", np.int32), ("mp_counter_move", np.int32), ("pad2", np.uint8, (44,))],
+                    align=False)
 SS_SIZE = MAX_PLY + 2
 
 
@@ -109,22 +125,7 @@ def ss_clear_killers(ss):
     ss["killer1"] = 0
     ss["killer2"] = 0
 
-# Move-ordering score bands (higher first).
-ORD_TT = 1 << 30          # the TT move before anything else
-ORD_NOISY = 1 << 24       # captures (MVV-LVA) and promotions
-ORD_KILLER1 = 1 << 23     # first killer: last quiet cutoff at this ply
-ORD_KILLER2 = ORD_KILLER1 - 1
-ORD_COUNTER = ORD_KILLER1 - 2  # the counter move of the opponent's last move, after the killers
-HIST_MAX = 1 << 20        # history values stay in [-HIST_MAX, HIST_MAX] (gravity update), below the killers
-CMH_SIZE = 16 * NSQ       # continuation history rows/columns: 16 piece codes x NSQ squares
-CONT_MAX = 1 << 14        # continuation history stays in [-CONT_MAX, CONT_MAX] (int16, gravity update)
-CONT_SCALE = 32           # ordering: 2 x CONT_MAX x 32 = 2 x HIST_MAX, the weight of the main history
 CONT_BONUS_MAX = 4000     # one cutoff moves a continuation entry by at most ~1/4 of its range
-CAPT_DIV = 2              # capture history / 2 in the ordering: +-CONT_MAX/2 is ~5 pawns of victim
-                          # value (x16), so it reorders captures of close value, not a queen after a pawn
-CAPT_BASE = CONT_MAX // CAPT_DIV   # keeps every good capture's score at or above ORD_NOISY
-ORD_BAD = -(1 << 22)      # losing captures (see _losing_capture) after every quiet move
-SEE_MARGIN = 50           # an exchange losing less than half a pawn is an even trade (B for N), not a loss
 SEE_NOISY_MARGIN = 150    # captures and checks losing more than 1.5 pawns per ply of depth are pruned
                           # (Stockfish 11's -194 * depth with its 128 cp pawn)
 SEE_QUIET_BASE = 25       # quiet moves losing more than (25 - lmrDepth) * lmrDepth^2 cp are pruned
@@ -241,80 +242,6 @@ def _make(board, st, stack, hist, vt, zob, ev, ss, ply, m):
 
 
 @njit(cache=True, nogil=True)
-def _piece_value(ev, code):
-    """Middlegame material+PST-free value: the PST at a fixed middle square is close enough for MVV-LVA."""
-    return ev[EV_PST_MG + (np.int64(code) & 15) * NSQ + 66]
-
-
-@njit(cache=True, nogil=True)
-def _see_ge(board, st, vt, ev, ws, m, threshold):
-    """Static exchange evaluation of ``m`` (side to move, before the move) at least ``threshold``
-    centipawns (:func:`engine.rules.see.see_ge`, relay-aware; ``ws`` is its scratch)."""
-    return see_ge(board, st, vt, m, threshold, ev[EV_SEE:EV_SEE + NTYPES], ws)
-
-
-@njit(cache=True, nogil=True)
-def _losing_capture(board, st, vt, ev, ws, m):
-    """True if the capture ``m`` loses more than ``SEE_MARGIN`` in the exchange on its target."""
-    return not _see_ge(board, st, vt, ev, ws, m, np.int64(-SEE_MARGIN))
-
-
-@njit(cache=True, nogil=True)
-def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_h, cont, c1, c2, cm, capt):
-    for i in range(n0, n):
-        m = moves[nowrap(i)]
-        if m == ttm:
-            scores[nowrap(i)] = ORD_TT
-            continue
-        to = (m >> MOVE_TO_SHIFT) & SQ_MASK
-        promo = (m >> MOVE_PROMO_SHIFT) & 0xF
-        victim = board[nowrap(to)]
-        if m & MOVE_EP_BIT:
-            victim = PAWN
-        if victim != EMPTY or promo != 0:
-            v = 0
-            if victim != EMPTY:
-                v = _piece_value(ev, victim)
-            if promo != 0:
-                v += _piece_value(ev, promo) - 100
-            a = board[m & SQ_MASK]
-            ch = capt[nowrap(_cmh_index(a, to)), victim & 15] // CAPT_DIV
-            if victim != EMPTY and _losing_capture(board, st, vt, ev, ws, m):
-                scores[nowrap(i)] = ORD_BAD + v * 16 - (_piece_value(ev, a) >> 4) + ch
-            else:
-                scores[nowrap(i)] = ORD_NOISY + CAPT_BASE + v * 16 - (_piece_value(ev, a) >> 4) + ch
-        elif m == k1:
-            scores[nowrap(i)] = ORD_KILLER1
-        elif m == k2:
-            scores[nowrap(i)] = ORD_KILLER2
-        elif m == cm:
-            scores[nowrap(i)] = ORD_COUNTER
-        else:
-            pc = board[m & SQ_MASK]
-            scores[nowrap(i)] = (hist_h[nowrap(pc), nowrap(to)]
-                                 + CONT_SCALE * _cont_score(cont, c1, c2, _cmh_index(pc, to)))
-
-
-@njit(cache=True, nogil=True)
-def _cmh_index(pc, to):
-    """Row/column of the continuation history for piece code ``pc`` (white 1..8, black 17..24)
-    moving to ``to``: ``(colour * 8 + type - 1) * NSQ + to``."""
-    return ((((pc >> 4) << 3) | ((pc & 15) - 1)) * NSQ) + to
-
-
-@njit(cache=True, nogil=True)
-def _cont_score(cont, c1, c2, idx):
-    """Continuation history of the move ``idx`` after the moves ``c1`` (one ply up) and ``c2``
-    (two plies up); -1 means no such move (root, null move)."""
-    v = 0
-    if c1 >= 0:
-        v += cont[nowrap(c1), nowrap(idx)]
-    if c2 >= 0:
-        v += cont[nowrap(c2), nowrap(idx)]
-    return v
-
-
-@njit(cache=True, nogil=True)
 def _gravity(h, bonus, limit):
     """A history entry ``h`` moved by ``bonus`` with gravity: ``h + bonus - h*|bonus|/limit``
     keeps it within +-``limit`` (the update of every history table here)."""
@@ -345,28 +272,41 @@ def _capt_update(capt, pc, to, victim, bonus):
 
 
 @njit(cache=True, nogil=True)
-def _pick(moves, scores, i, n):
-    """Selection step: swap the best-scored move of [i, n) to i and return it (the first of
-    equal bests: the order depends on it). Two passes, the maximum (a reduction the compiler
-    vectorises) and then its first position, cost less than one pass tracking both."""
-    bs = scores[nowrap(i)]
-    for j in range(i + 1, n):
-        bs = max(bs, scores[nowrap(j)])
-    b = i
-    while scores[nowrap(b)] != bs:
-        b += 1
-    if b != i:
-        t = moves[nowrap(i)]
-        moves[nowrap(i)] = moves[nowrap(b)]
-        moves[nowrap(b)] = t
-        scores[nowrap(b)] = scores[nowrap(i)]
-        scores[nowrap(i)] = bs
-    return moves[nowrap(i)]
-
-
-@njit(cache=True, nogil=True)
 def _history_update(hist_h, pc, to, bonus):
     hist_h[nowrap(pc), nowrap(to)] = _gravity(hist_h[nowrap(pc), nowrap(to)], bonus, HIST_MAX)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _update_on_cutoff(board, ss, hist_h, cont, counter, capt, moves, ply, n0, cur, m, noisy, depth, c1, c2):
+    """Search step 12, the move ``m`` (at ``moves[cur]``) cut off at ``ply``: a quiet cutoff makes
+    it the first killer and the counter move of the opponent's last move, rewards it in the quiet
+    histories and punishes the quiet moves tried before it (``moves[n0:cur]``); a capture cutoff
+    rewards it in the capture history; either punishes the captures tried before it. ``c1``/``c2``:
+    the continuation-history rows of the moves one and two plies up (-1: none)."""
+    to = (m >> MOVE_TO_SHIFT) & SQ_MASK
+    pc = board[m & SQ_MASK]
+    bonus = depth * depth * 32
+    cbonus = min(bonus, CONT_BONUS_MAX)
+    if not noisy:
+        if ss[nowrap(ply)].killer1 != m:
+            ss[nowrap(ply)].killer2 = ss[nowrap(ply)].killer1
+            ss[nowrap(ply)].killer1 = m
+        if c1 >= 0:
+            counter[nowrap(c1)] = m
+        _history_update(hist_h, pc, to, bonus)
+        _cont_update(cont, c1, c2, _cmh_index(pc, to), cbonus)
+    else:
+        _capt_update(capt, pc, to, _victim_type(board, m), cbonus)
+    for j in range(n0, cur):     # the moves tried before this one
+        q = moves[nowrap(j)]
+        qto = (q >> MOVE_TO_SHIFT) & SQ_MASK
+        qpc = board[q & SQ_MASK]
+        if board[nowrap(qto)] == EMPTY and (q & (MOVE_PROMO_BITS | MOVE_EP_BIT)) == 0:
+            if not noisy:
+                _history_update(hist_h, qpc, qto, -bonus)
+                _cont_update(cont, c1, c2, _cmh_index(qpc, qto), -cbonus)
+        else:
+            _capt_update(capt, qpc, qto, _victim_type(board, q), -cbonus)
 
 
 @njit(cache=True, nogil=True)
@@ -499,27 +439,6 @@ def qsearch(c, alpha, beta, ply, incheck):
 
 
 @njit(cache=True, nogil=True)
-def _score_noisy(board, ev, moves, scores, n0, n, capt):
-    """Quiescence order: MVV-LVA plus the capture history (as :func:`_score_moves`)."""
-    for i in range(n0, n):
-        m = moves[nowrap(i)]
-        to = (m >> MOVE_TO_SHIFT) & SQ_MASK
-        victim = board[nowrap(to)]
-        promo = (m >> MOVE_PROMO_SHIFT) & 0xF
-        v = 0
-        if victim != EMPTY:
-            v = _piece_value(ev, victim)
-        elif m & MOVE_EP_BIT:
-            v = _piece_value(ev, np.int64(PAWN))
-            victim = PAWN
-        if promo != 0:
-            v += _piece_value(ev, promo)
-        a = board[m & SQ_MASK]
-        scores[nowrap(i)] = (v * 16 - (_piece_value(ev, a) >> 4)
-                             + capt[nowrap(_cmh_index(a, to)), victim & 15] // CAPT_DIV)
-
-
-@njit(cache=True, nogil=True)
 def _has_null_material(st, vt, us):
     """Null-move guard: the side owns a piece beyond king and pawns (and, in knightrelay, beyond knights,
     since knights-only material is zugzwang-prone: knights cannot capture)."""
@@ -616,14 +535,13 @@ def search(c, alpha, beta, depth, ply, incheck):
             return 0
         if sc >= beta:
             return beta
-    # Step 6. Staged move ordering (Stockfish's MovePicker): the TT move first, checked legal
-    # without generating anything; the other moves are generated and scored only if it fails to
-    # cut off. The order is the one full generation would give (the TT move, then by score).
+    # Step 6. Staged move ordering (search.movepick, Stockfish's MovePicker): the TT move first,
+    # checked legal without generating anything; the other moves are generated and scored only if
+    # it fails to cut off. The order is the one full generation would give (the TT move, then by score).
     n0 = ply * MAX_MOVES
     c1 = ss[nowrap(ply - 1)].cmh if ply >= 1 else -1     # the opponent's last move
     c2 = ss[nowrap(ply - 2)].cmh if ply >= 2 else -1     # our own previous move
-    cm = counter[nowrap(c1)] if c1 >= 0 else 0
-    tt_first = ttm != 0 and is_legal_move(board, st, vt, np.int64(ttm), check, moves, n0)
+    picker_init(board, st, vt, moves, ss, counter, ply, np.int64(ttm), check)
     npm = _has_null_material(st, vt, us)    # pieces beyond king and pawns: SEE pruning is safe
     futile = (not pv_node and not check and depth <= FUT_DEPTH and alpha > -MATE_BOUND
               and pe + FUT_MARGIN * depth <= alpha)
@@ -632,43 +550,11 @@ def search(c, alpha, beta, depth, ply, incheck):
     orig_alpha = alpha
     searched = 0
     ss[nowrap(ply)].move_count = 0
-    stage = 0      # 0: TT move, 1: generate and score the rest, 2: pick by score
-    i = n0         # next index to pick from
-    n = n0
-    # Step 7. Loop over moves
+    # Step 7. Loop over moves (cur: the move's index in moves[n0:], msc: its order score)
     while True:
-        if stage == 0:
-            stage = 1
-            if not tt_first:
-                continue
-            m = np.int64(ttm)
-            msc = ORD_TT
-            cur = n0
-        elif stage == 1:
-            stage = 2
-            n = gen_legal_checked(board, st, vt, moves, n0, np.int64(GEN_ALL), check)   # not a literal: one compiled copy
-            if n == n0:
-                return -MATE + ply if check else 0
-            _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, ss[nowrap(ply)].killer1,
-                         ss[nowrap(ply)].killer2, hist_h, cont, c1, c2, cm, capt)
-            if tt_first:
-                # the TT move (already searched) goes to the front, where the first pick would put it
-                for j in range(n0, n):
-                    if moves[nowrap(j)] == ttm:
-                        moves[nowrap(j)] = moves[nowrap(n0)]
-                        scores[nowrap(j)] = scores[nowrap(n0)]
-                        moves[nowrap(n0)] = ttm
-                        scores[nowrap(n0)] = ORD_TT
-                        break
-                i = n0 + 1
-            continue
-        else:
-            if i >= n:
-                break
-            m = _pick(moves, scores, i, n)
-            msc = scores[nowrap(i)]
-            cur = i
-            i += 1
+        m, msc, cur = next_move(board, st, vt, ev, ws, moves, scores, ss, hist_h, cont, capt, ply)
+        if m == 0:
+            break
         if m == skipm:
             continue
         if root:
@@ -714,14 +600,16 @@ def search(c, alpha, beta, depth, ply, incheck):
         # depth, is extended when every other move fails low against a margin below its score
         # (a half-depth search without it); when even that search beats beta, several moves
         # refute this node and it is cut at once (multi-cut)
-        if stage == 1 and depth >= SE_DEPTH and not root and skipm == 0 and ply < 2 * info[I_ROOTDEPTH] \
+        if picker_is_tt_move(ss, ply) and depth >= SE_DEPTH and not root and skipm == 0 and ply < 2 * info[I_ROOTDEPTH] \
                 and ti >= 0 and tt[nowrap(ti)].key == key and (tt[nowrap(ti)].flag & BOUND_LOWER) != 0 \
                 and tt[nowrap(ti)].depth >= depth - SE_TT_SLACK:
             tts = _score_from_tt(tt[nowrap(ti)].score, ply, st[S_HALFMOVE])
             if -MATE_BOUND < tts < MATE_BOUND:
                 sbeta = tts - SE_MARGIN * depth
                 ss[nowrap(ply)].excluded = m
+                mp = picker_save(ss, ply)    # the search of this node at the same ply reuses the row
                 v = search(c, sbeta - 1, sbeta, depth // 2, ply, np.int64(1 if check else 0))
+                picker_restore(ss, ply, mp)
                 ss[nowrap(ply)].excluded = 0
                 if info[I_ABORT] != 0:
                     return 0
@@ -778,33 +666,13 @@ def search(c, alpha, beta, depth, ply, incheck):
                     pv[nowrap(ply), nowrap(j)] = pv[nowrap(ply + 1), nowrap(j)]
                 pvlen[nowrap(ply)] = pvlen[nowrap(ply + 1)] if pvlen[nowrap(ply + 1)] > ply + 1 else ply + 1
                 if sc >= beta:
-                    # Step 12. Killers and histories on a cutoff: a quiet cutoff rewards the move in the
-                    # quiet histories and punishes the quiet moves tried before it; a capture cutoff rewards
-                    # it in the capture history; either punishes the captures tried before it
-                    bonus = depth * depth * 32
-                    cbonus = min(bonus, CONT_BONUS_MAX)
-                    if not noisy:
-                        if ss[nowrap(ply)].killer1 != m:
-                            ss[nowrap(ply)].killer2 = ss[nowrap(ply)].killer1
-                            ss[nowrap(ply)].killer1 = m
-                        if c1 >= 0:
-                            counter[nowrap(c1)] = m
-                        _history_update(hist_h, pc, to, bonus)
-                        _cont_update(cont, c1, c2, _cmh_index(pc, to), cbonus)
-                    else:
-                        _capt_update(capt, pc, to, _victim_type(board, m), cbonus)
-                    for j in range(n0, cur):     # the moves tried before this one
-                        q = moves[nowrap(j)]
-                        qto = (q >> MOVE_TO_SHIFT) & SQ_MASK
-                        qpc = board[q & SQ_MASK]
-                        if board[nowrap(qto)] == EMPTY and (q & (MOVE_PROMO_BITS | MOVE_EP_BIT)) == 0:
-                            if not noisy:
-                                _history_update(hist_h, qpc, qto, -bonus)
-                                _cont_update(cont, c1, c2, _cmh_index(qpc, qto), -cbonus)
-                        else:
-                            _capt_update(capt, qpc, qto, _victim_type(board, q), -cbonus)
+                    # Step 12. Killers and histories on a cutoff (_update_on_cutoff)
+                    _update_on_cutoff(board, ss, hist_h, cont, counter, capt, moves, ply, n0, cur, m, noisy,
+                                      depth, c1, c2)
                     break
     if searched == 0:
+        if picker_no_moves(ss, ply):
+            return -MATE + ply if check else 0      # checkmate or stalemate
         # every move was excluded (root) or futility-pruned: fail low with the static bound
         if root:
             return -INF

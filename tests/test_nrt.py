@@ -16,7 +16,7 @@ from numba.core.registry import CPUDispatcher
 from engine.rules.jit import njit, nowrap, prefetch
 
 HOT_MODULES = ["engine.rules.movegen", "engine.rules.see", "engine.rules.checks",
-               "search.core", "search.eval", "search.tt"]
+               "search.core", "search.movepick", "search.eval", "search.tt"]
 
 
 def _kernels():
@@ -123,7 +123,8 @@ def _wraparounds(body):
 
 
 # the kernels the search spends its time in: every one it calls rather than inlines (as LLVM
-# decided on numba 0.68), so that the body of each, callees inlined, is checked somewhere
+# decided on numba 0.68), so that the body of each, callees inlined, is checked somewhere; and
+# the move picker's kernels that numba inlines into search() (inline='always'), checked alone
 HOT_KERNELS = [("engine.rules.movegen", ("is_attacked", "gen_pseudo", "gen_square", "gen_legal_checked",
                                          "_gen_castling", "make_move", "unmake_move", "_ep_capture_legal",
                                          "_legal_slow", "pinned_pieces", "is_legal_move", "insufficient_material")),
@@ -131,7 +132,8 @@ HOT_KERNELS = [("engine.rules.movegen", ("is_attacked", "gen_pseudo", "gen_squar
                ("engine.rules.checks", ("gives_check", "_gives_check_lines")),
                ("search.eval", ("_eval_core", "psq_delta", "_mark_checks", "_slider_zone")),
                ("search.tt", ("tt_probe", "tt_store")),
-               ("search.core", ("_make", "_score_moves", "_pick"))]
+               ("search.core", ("_make",)),
+               ("search.movepick", ("picker_init", "next_move", "_generate", "_score_moves", "_pick"))]
 
 
 def _argument_types():
@@ -148,7 +150,7 @@ def _argument_types():
                   vals=ev[EV_SEE:EV_SEE + NTYPES], ws=np.zeros(WS_SIZE, np.int32), f=np.zeros(NF, np.int32),
                   scratch=np.zeros(64, np.int32), moves=np.zeros(512, np.int32), scores=np.zeros(512, np.int32),
                   tt=tt_alloc(1), hist_h=np.zeros((32, NSQ), np.int32), cont=np.zeros((16, 16), np.int16),
-                  capt=np.zeros((16, 16), np.int16), info=np.zeros(512, np.int64),
+                  capt=np.zeros((16, 16), np.int16), counter=np.zeros(16, np.int32), info=np.zeros(512, np.int64),
                   ss=ss_alloc())
     t = {name: typeof(a) for name, a in arrays.items()}
     t.update(check=types.boolean, trace=types.literal(False))   # the search's evaluation: no trace

@@ -366,7 +366,7 @@ def test_tt_eval_slot_reset_when_slot_changes_hands():
     ("knightrelay", "4k3/8/2b5/n3p3/8/8/4Q3/4K3 w - - 0 1", "e2e5", True),
 ])
 def test_losing_capture_sign(variant, fen, uci, losing):
-    from search.core import _losing_capture
+    from search.movepick import _losing_capture
     from search.eval import build_eval, WS_SIZE
     pos = Position.from_fen(fen, variant)
     m = pos.parse_uci(uci)
@@ -461,7 +461,7 @@ def test_one_move_overhead_default():
 def test_quiet_ordering_uses_counter_move_and_continuation_history():
     """Quiet moves are ordered killers, then the counter move of the opponent's last move,
     then by main + continuation history (one and two plies back)."""
-    from search import core as C
+    from search import movepick as P
     from search.eval import build_eval, WS_SIZE
     pos = Position.from_fen(None, "grand")
     ev = build_eval("grand")
@@ -473,23 +473,23 @@ def test_quiet_ordering_uses_counter_move_and_continuation_history():
     moves[:n] = legal
     quiet = [m for m in legal if pos.board[(m >> L.MOVE_TO_SHIFT) & L.SQ_MASK] == 0]
     hist_h = np.zeros((32, L.NSQ), dtype=np.int32)
-    cont = np.zeros((C.CMH_SIZE, C.CMH_SIZE), dtype=np.int16)
+    cont = np.zeros((P.CMH_SIZE, P.CMH_SIZE), dtype=np.int16)
     k1, cm, liked = quiet[0], quiet[1], quiet[2]
     c1, c2 = 5, 7                                      # any two earlier moves' indices
     pc = int(pos.board[liked & L.SQ_MASK])
-    idx = C._cmh_index(pc, (liked >> L.MOVE_TO_SHIFT) & L.SQ_MASK)
+    idx = P._cmh_index(pc, (liked >> L.MOVE_TO_SHIFT) & L.SQ_MASK)
     cont[c2, idx] = 1000                               # our previous move made `liked` good
-    capt = np.zeros((C.CMH_SIZE, 16), dtype=np.int16)
-    C._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, k1, 0, hist_h, cont,
+    capt = np.zeros((P.CMH_SIZE, 16), dtype=np.int16)
+    P._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, k1, 0, hist_h, cont,
                    np.int64(c1), np.int64(c2), cm, capt)
     sc = {int(moves[i]): int(scores[i]) for i in range(n)}
-    assert sc[k1] == C.ORD_KILLER1 and sc[cm] == C.ORD_COUNTER
-    assert sc[liked] == C.CONT_SCALE * 1000
-    others = [m for m in quiet[3:] if C._cmh_index(int(pos.board[m & L.SQ_MASK]),
+    assert sc[k1] == P.ORD_KILLER1 and sc[cm] == P.ORD_COUNTER
+    assert sc[liked] == P.CONT_SCALE * 1000
+    others = [m for m in quiet[3:] if P._cmh_index(int(pos.board[m & L.SQ_MASK]),
                                                    (m >> L.MOVE_TO_SHIFT) & L.SQ_MASK) != idx]
     assert sc[k1] > sc[cm] > sc[liked] > max(sc[m] for m in others)   # (piece, target) pairs share a score
     # with no previous moves (root, null move: -1) continuation history counts nothing
-    C._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
+    P._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
                    np.int64(-1), np.int64(-1), 0, capt)
     assert all(int(scores[i]) == 0 for i in range(n) if int(moves[i]) in quiet)
 
@@ -507,7 +507,7 @@ def test_cutoffs_fill_counter_moves_and_continuation_history():
 def test_capture_history_orders_captures_of_equal_value():
     """Two equal captures (a knight takes either of two loose pawns) are ordered by the capture
     history, in the main search and in quiescence; every good capture stays above the killers."""
-    from search import core as C
+    from search import movepick as P
     from search.eval import build_eval, WS_SIZE
     pos = Position.from_fen("4k3/8/8/2p1p3/8/3N4/8/4K3 w - - 0 1", "chess")
     ev = build_eval("chess")
@@ -519,20 +519,20 @@ def test_capture_history_orders_captures_of_equal_value():
     caps = [m for m in legal if pos.board[(m >> L.MOVE_TO_SHIFT) & L.SQ_MASK] != 0]
     assert len(caps) == 2
     hist_h = np.zeros((32, L.NSQ), dtype=np.int32)
-    cont = np.zeros((C.CMH_SIZE, C.CMH_SIZE), dtype=np.int16)
-    capt = np.zeros((C.CMH_SIZE, 16), dtype=np.int16)
+    cont = np.zeros((P.CMH_SIZE, P.CMH_SIZE), dtype=np.int16)
+    capt = np.zeros((P.CMH_SIZE, 16), dtype=np.int16)
 
     def order(liked, sign):
         to = (liked >> L.MOVE_TO_SHIFT) & L.SQ_MASK
         capt[:] = 0
-        capt[C._cmh_index(int(pos.board[liked & L.SQ_MASK]), to), L.PAWN] = sign * 4000
+        capt[P._cmh_index(int(pos.board[liked & L.SQ_MASK]), to), L.PAWN] = sign * 4000
         moves[:n] = legal
-        C._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
+        P._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
                        np.int64(-1), np.int64(-1), 0, capt)
         main = {int(moves[i]): int(scores[i]) for i in range(n)}
-        assert min(main[m] for m in caps) >= C.ORD_NOISY > C.ORD_KILLER1
+        assert min(main[m] for m in caps) >= P.ORD_NOISY > P.ORD_KILLER1
         moves[:2] = caps
-        C._score_noisy(pos.board, ev, moves, scores, 0, 2, capt)
+        P._score_noisy(pos.board, ev, moves, scores, 0, 2, capt)
         q = {int(moves[i]): int(scores[i]) for i in range(2)}
         return main, q
 
@@ -611,7 +611,8 @@ def test_search_stack_fields_are_filled_as_documented():
     assert names <= set(C.SS_DTYPE.names)
     for f in ("static_eval", "cmh", "psq_mg", "psq_eg"):
         assert C.SS_DTYPE[f] == np.int64, f      # the search's int64 arithmetic, unchanged
-    assert C.SS_DTYPE.itemsize == 64             # one cache line per ply
+    assert C.SS_DTYPE.itemsize == 128            # two cache lines per ply
+    assert C.SS_DTYPE.fields["mp_stage"][1] == 64    # the move picker's state in the second
     st = SearchState(1)
     assert len(st.ss) == C.SS_SIZE >= C.MAX_PLY + 2
 
@@ -652,7 +653,7 @@ def test_search_stack_fields_are_filled_as_documented():
 def test_pick_is_selection_with_the_first_best():
     """The move picker's order on scores with many ties equals plain selection sort that takes the
     first best and swaps it forward (the order the search, and so Bench, depends on)."""
-    from search.core import _pick
+    from search.movepick import _pick
     rng = np.random.default_rng(7)
     for trial in range(200):
         n = int(rng.integers(1, 90))
