@@ -457,6 +457,18 @@ def test_standard_resets_to_chess_and_ucinewgame(eng):
     sync(e)
 
 
+@pytest.mark.parametrize("empty", ["setoption name UCI_Variant value", "setoption name UCI_Variant value ",
+                                   "setoption name UCI_Variant"])
+def test_an_empty_uci_variant_is_chess(eng, empty):
+    """Cute Chess maps its 'standard' to an empty UCI_Variant value when the engine lists
+    'standard': an engine reused after a grand game must switch back to chess."""
+    e = eng
+    e.send("setoption name UCI_Variant value grand", empty, "ucinewgame", "position startpos", "d")
+    lines = e.expect(r"Legal moves: .*", 10)
+    assert "Variant: chess" in lines and not any("error" in ln for ln in lines), lines
+    sync(e)
+
+
 # ---------------------------------------------------------------- in-process, injected searcher
 class FakeSearcher:
     """The Search API contract in miniature: plays the first legal move, one info line."""

@@ -10,7 +10,7 @@ Chess and Fairy-Stockfish send. Implemented:
   longer for ``uciok`` than for ``readyok``: Cute Chess 35 s against 15 s).
 * ``isready`` -> ``readyok`` once the engine can search (blocks on the
   warm-up; during a search it answers at once).
-* ``setoption name N [value V]``: ``UCI_Variant`` (chess, standard and normal = chess,
+* ``setoption name N [value V]``: ``UCI_Variant`` (chess, standard, normal and an empty value = chess,
   grand, knightrelay, capablanca; anything else -> ``info string error: unsupported variant X
   (known: ...)``), ``Hash`` (MiB), ``Threads`` (Lazy SMP search threads, 1..64), ``Move Overhead``
   (ms), ``Clear Hash``, ``Ponder``, ``MultiPV``, ``Skill Level``. Hash and Threads set during a
@@ -201,9 +201,10 @@ class UCIHandler:
         if not key:
             raise UCIError("setoption: missing option name")
         if key == "uci_variant":
-            if not value:
-                raise UCIError("setoption UCI_Variant: missing value")
-            v = canonical_variant(value)
+            # An empty value is orthodox chess: Cute Chess sends "UCI_Variant" with an empty value
+            # for a 'standard' game when the engine lists 'standard' (its variantToUci maps
+            # 'standard' to ""), also to an engine that played grand in its previous game.
+            v = canonical_variant(value) if value else "chess"
             if v is None:
                 raise UCIError(f"unsupported variant {clean(value, 60)} (known: {', '.join(_variants.all_names())})")
             self.variant = v
