@@ -101,12 +101,15 @@ class SearchState:
         self.capt[:] = 0
         C.ss_clear_killers(self.ss)
 
+    def ctx(self, pos, ev) -> SearchCtx:
+        """These buffers and ``pos``'s arrays as the :data:`search.core.SearchCtx` of a search."""
+        return SearchCtx(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
+                         self.moves, self.scores, self.pv, self.pvlen, self.ss, self.hist_h,
+                         self.info, self.stop, self.excl, self.ws, self.cont, self.counter, self.capt)
+
     def iterate(self, pos, ev, alpha: int, beta: int, depth: int) -> int:
         """One numba iteration on ``pos`` (its arrays are modified and restored)."""
-        ctx = SearchCtx(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
-                        self.moves, self.scores, self.pv, self.pvlen, self.ss, self.hist_h,
-                        self.info, self.stop, self.excl, self.ws, self.cont, self.counter, self.capt)
-        return int(search_root(ctx, alpha, beta, depth))
+        return int(search_root(self.ctx(pos, ev), alpha, beta, depth))
 
     def aspiration(self, pos, ev, d: int, prev: int, on_bound=None):
         """Search depth ``d`` in an aspiration window around ``prev`` (from depth 4), widening

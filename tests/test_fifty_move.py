@@ -10,7 +10,7 @@ import pytest
 from engine.rules import layout as L
 from engine.rules.position import Position
 from search import core as C
-from search.driver import Limits, Searcher, SearchCtx, SearchState
+from search.driver import Limits, Searcher, SearchState
 from search.eval import build_eval, psq_sums
 from search.tt import BOUND_EXACT, EVAL_NONE, tt_store
 
@@ -61,9 +61,7 @@ def _ctx(st, pos, ev, ply):
     mg, eg = psq_sums(pos.board, pos.st, pos.vt, ev)
     st.ss[ply]["psq_mg"] = mg
     st.ss[ply]["psq_eg"] = eg
-    return SearchCtx(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, st.tt, ev,
-                     st.moves, st.scores, st.pv, st.pvlen, st.ss, st.hist_h,
-                     st.info, st.stop, st.excl, st.ws, st.cont, st.counter, st.capt)
+    return st.ctx(pos, ev)
 
 
 @pytest.mark.parametrize("variant,fen,mate", MATE_ON_100)

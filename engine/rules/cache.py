@@ -117,9 +117,7 @@ def _bindings(tree: ast.Module, path: Path) -> dict[str, str]:
                 base = ".".join(pkg + ([base] if base else []))
             for a in node.names:
                 sub = f"{base}.{a.name}"
-                is_module = (ROOT.joinpath(*sub.split(".")).with_suffix(".py").is_file()
-                             or (ROOT.joinpath(*sub.split(".")) / "__init__.py").is_file())
-                out[a.asname or a.name] = sub if is_module else base
+                out[a.asname or a.name] = sub if _module_path(sub) is not None else base
         elif isinstance(node, ast.Import):
             for a in node.names:
                 out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
