@@ -29,8 +29,8 @@ activation ``clamp(acc, 0, QA)`` (SCReLU: its square, in units of ``QA**2``), ``
 ``out_cp = round((dot + ob) * scale / (QA * QB))`` (``QA**2 * QB``). The integer accumulator is
 exactly the sum of the quantized weights, so the integer forward pass equals the float forward
 pass of the dequantized weights up to the final rounding (tests/test_nnue.py); the trainer clips
-the feature weights so that no accumulator can leave the int16 range (:func:`quantize` checks
-it with the variant's largest piece count).
+the feature weights so that no accumulator can leave the int16 range (:func:`quantize` and
+:func:`read_net` check it with the variant's largest piece count).
 
 **Accumulators** live in ``acc`` ``int16[rows, 2, H]`` (:func:`acc_alloc`), row = search ply,
 ``acc[row, c]`` perspective ``c`` (0 White, 1 Black): :func:`acc_push` writes the child's row
@@ -43,9 +43,33 @@ target, a captured piece (en passant: the pawn behind the target) leaves, a cast
 moves; a relayed knight-jump is a normal move of the relayed piece. A null move copies the row
 (:func:`acc_copy`). ``ftw`` carries one extra row of zeros (index ``NIN``): an absent change
 adds it, so the update loop has no branches.
+
+File format (:func:`write_net`, :func:`read_net`; little-endian)::
+
+    magic     8 bytes  b"CRDLNNUE"
+    version   u32      FORMAT_VERSION
+    variant   u16 length + UTF-8 bytes   (canonical variant name)
+    letters   u16 length + ASCII bytes   (the piece planes' letters, e.g. "PNBRQK")
+    width     u16, height u16
+    nin       u32      inputs (2 * len(letters) * width * height)
+    hidden    u32      H
+    act       u8       0 clipped ReLU, 1 squared clipped ReLU
+    scale     i32      output scale (cp per unit of the float output)
+    qa, qb    i32, i32 quantization scales
+    ob        i64      output bias (quantized)
+    ftw       int16[nin * H]   feature weights, input-major
+    ftb       int16[H]         feature biases
+    ow        int16[2 * H]     output weights (side to move's half first)
+    crc32     u32      zlib.crc32 of every byte before it
+
+A missing, truncated, corrupt or mismatched file raises :class:`NnueError`, a one-line message
+naming the file (the engine then keeps the linear evaluation).
 """
 from __future__ import annotations
 
+import os
+import struct
+import zlib
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -58,6 +82,8 @@ from engine.rules.layout import (field_offsets, NTYPES, STRIDE, SQ_MASK, MOVE_TO
 from engine.rules.movegen import castle_index
 from engine.rules.tables import TYPE_OF_LETTER
 
+MAGIC = b"CRDLNNUE"
+FORMAT_VERSION = 1
 ACT_CRELU = 0
 ACT_SCRELU = 1
 ACT_NAMES = ("crelu", "screlu")
@@ -88,6 +114,11 @@ MAX_FEATURES = 128       # buffer size for one perspective's active inputs (at m
 # arrays like separate arguments): meta int64[M_SIZE], ftw int16[NIN + 1, H] (last row zero),
 # ftb int16[H], ow int16[2H].
 NnueNet = namedtuple("NnueNet", "meta ftw ftb ow")
+
+
+class NnueError(ValueError):
+    """A network file that cannot be used: missing, truncated, corrupt or made for another
+    variant or input layout. ``str()`` is one line naming the file."""
 
 
 # ---------------------------------------------------------------- input layout
@@ -435,3 +466,121 @@ def dequantize(net: NnueNet, variant: str) -> FloatNet:
     return FloatNet(input_layout(variant).variant, net.ftw[:nin].astype(np.float64) / qa,
                     net.ftb.astype(np.float64) / qa, net.ow.astype(np.float64) / qb,
                     float(m[M_OB]) / float(m[M_DIV]), int(m[M_ACT]), int(m[M_SCALE]))
+
+
+# ---------------------------------------------------------------- file format
+
+_FIXED = struct.Struct("<HHIIBiiiq")    # width height nin hidden act scale qa qb ob
+
+
+def net_bytes(net: NnueNet, variant: str) -> bytes:
+    """The file contents of ``net`` for ``variant`` (module docstring)."""
+    lay = input_layout(variant)
+    m = net.meta
+    if int(m[M_NIN]) != lay.nin:
+        raise ValueError(f"a net of {int(m[M_NIN])} inputs is not one for {lay.variant} ({lay.describe()})")
+    H = int(m[M_H])
+    name = lay.variant.encode("utf-8")
+    parts = [MAGIC, struct.pack("<I", FORMAT_VERSION),
+             struct.pack("<H", len(name)), name,
+             struct.pack("<H", len(lay.letters)), lay.letters.encode("ascii"),
+             _FIXED.pack(lay.width, lay.height, lay.nin, H, int(m[M_ACT]), int(m[M_SCALE]), int(m[M_QA]),
+                         int(m[M_QB]), int(m[M_OB])),
+             np.ascontiguousarray(net.ftw[:lay.nin], dtype="<i2").tobytes(),
+             np.ascontiguousarray(net.ftb, dtype="<i2").tobytes(),
+             np.ascontiguousarray(net.ow, dtype="<i2").tobytes()]
+    body = b"".join(parts)
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+def write_net(path: str, net: NnueNet, variant: str) -> None:
+    """Write ``net`` to ``path`` (atomically: a temporary file renamed over it)."""
+    data = net_bytes(net, variant)
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, path)
+
+
+def read_net(path: str, variant: str | None = None) -> NnueNet:
+    """Read a network file; with ``variant``, check that it is a net for that variant (name and
+    input layout). Raises :class:`NnueError` (one line, naming ``path``) for a missing,
+    unreadable, truncated, corrupt or mismatched file."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise NnueError(f"{path}: no such network file") from None
+    except OSError as e:
+        raise NnueError(f"{path}: cannot read the network file ({e.strerror or e})") from None
+    return parse_net(data, variant, path)
+
+
+def parse_net(data: bytes, variant: str | None = None, path: str = "<bytes>") -> NnueNet:
+    """:func:`read_net` on the file's contents."""
+    def fail(why):
+        return NnueError(f"{path}: {why}")
+
+    if len(data) < len(MAGIC) or data[:len(MAGIC)] != MAGIC:
+        if MAGIC.startswith(data):
+            raise fail(f"truncated network file ({len(data)} bytes)")
+        raise fail("not a Cardinal NNUE network file (bad magic)")
+    off = len(MAGIC)
+
+    def take(n):
+        nonlocal off
+        if off + n > len(data):
+            raise fail(f"truncated network file ({len(data)} bytes, header incomplete)")
+        b = data[off:off + n]
+        off += n
+        return b
+
+    (version,) = struct.unpack("<I", take(4))
+    if version != FORMAT_VERSION:
+        raise fail(f"network format version {version}, this engine reads version {FORMAT_VERSION}")
+    try:
+        (n,) = struct.unpack("<H", take(2))
+        name = take(n).decode("utf-8")
+        (n,) = struct.unpack("<H", take(2))
+        letters = take(n).decode("ascii")
+    except UnicodeDecodeError:
+        raise fail("corrupt network file (bad variant or piece names)") from None
+    width, height, nin, H, act, scale, qa, qb, ob = _FIXED.unpack(take(_FIXED.size))
+    if not 1 <= H <= MAX_HIDDEN or act not in (ACT_CRELU, ACT_SCRELU) or scale <= 0 or qa <= 0 or qb <= 0:
+        raise fail(f"corrupt network header (hidden {H}, activation {act}, scale {scale}, qa {qa}, qb {qb})")
+    if nin != 2 * len(letters) * width * height:
+        raise fail(f"corrupt network header ({nin} inputs for pieces {letters!r} on {width}x{height})")
+    total = off + 2 * (nin * H + H + 2 * H) + 4
+    if len(data) < total:
+        raise fail(f"truncated network file ({len(data)} bytes, {total} expected)")
+    if len(data) > total:
+        raise fail(f"trailing data in the network file ({len(data)} bytes, {total} expected)")
+    (crc,) = struct.unpack("<I", data[total - 4:total])
+    if zlib.crc32(data[:total - 4]) != crc:
+        raise fail("corrupt network file (checksum mismatch)")
+    try:
+        lay = input_layout(variant if variant is not None else name)
+    except KeyError:
+        raise fail(f"unknown variant {variant if variant is not None else name!r}") from None
+    if name != lay.variant:
+        raise fail(f"a network for {name}, not {lay.variant}")
+    if (letters, width, height) != (lay.letters, lay.width, lay.height):
+        raise fail(f"inputs {nin} = 2 x {len(letters)} ({letters}) x {width}x{height} do not match "
+                   f"{lay.variant}'s {lay.describe()}")
+    a = np.frombuffer(data, dtype="<i2", count=nin * H + 3 * H, offset=off).astype(np.int16)
+    ftw = np.zeros((nin + 1, H), dtype=np.int16)
+    ftw[:nin] = a[:nin * H].reshape(nin, H)
+    ftb = a[nin * H:nin * H + H].copy()
+    ow = a[nin * H + H:].copy()
+    why = _check_ranges(ftw[:nin], ftb, ow, lay)
+    if why:
+        raise fail(why)
+    return NnueNet(make_meta(lay, H, act, scale, qa, qb, ob), ftw, ftb, ow)
+
+
+def net_path(variant: str) -> str:
+    """``variants/weights/<variant>.nnue``: where a variant's shipped network lives."""
+    from search.eval import WEIGHTS_DIR
+    return os.path.join(WEIGHTS_DIR, f"{input_layout(variant).variant}.nnue")

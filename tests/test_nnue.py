@@ -1,7 +1,8 @@
 """The NNUE network (search.nnue): input layout per variant, the accumulator kept move by move
 (per-ply stack and in place) equal to a full recomputation along random games in every variant
 (captures, en passant, castling, promotions, relayed knight jumps), the integer forward pass
-against the float model."""
+against the float model, the network file round trip and its one-line errors."""
+import os
 import random
 
 import numpy as np
@@ -180,8 +181,62 @@ def test_integer_forward_pass_matches_the_float_model(act):
     assert len(np.concatenate(errs)) >= 3000
 
 
-def test_weights_that_could_overflow_the_accumulator_are_refused():
+def test_network_file_round_trip_is_bit_exact(tmp_path):
+    for variant, act in (("grand", N.ACT_CRELU), ("chess", N.ACT_SCRELU), ("knightrelay", N.ACT_CRELU)):
+        net = N.quantize(N.FloatNet.random(variant, 48, act, seed=5))
+        p = str(tmp_path / f"{variant}.nnue")
+        N.write_net(p, net, variant)
+        back = N.read_net(p, variant)
+        for a, b in zip(net, back):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        assert N.net_bytes(back, variant) == open(p, "rb").read()
+        pos = Position.from_fen(None, variant)
+        assert N.evaluate_position(back, pos) == N.evaluate_position(net, pos)
+        assert not os.path.exists(p + ".tmp")
+
+
+def _error(path, variant):
+    with pytest.raises(N.NnueError) as e:
+        N.read_net(path, variant)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(str(path)), msg
+    return msg
+
+
+def test_bad_network_files_give_one_line_errors(tmp_path):
+    net = N.quantize(N.FloatNet.random("chess", 16, seed=1))
+    good = N.net_bytes(net, "chess")
+    p = tmp_path / "net.nnue"
+    assert "no such network file" in _error(str(tmp_path / "missing.nnue"), "chess")
+    for cut in (0, 5, 12, 40, len(good) // 2, len(good) - 1):
+        p.write_bytes(good[:cut])
+        assert "truncated" in _error(str(p), "chess"), cut
+    p.write_bytes(good + b"\0")
+    assert "trailing data" in _error(str(p), "chess")
+    bad = bytearray(good)
+    bad[len(good) // 2] ^= 0x40
+    p.write_bytes(bytes(bad))
+    assert "checksum" in _error(str(p), "chess")
+    p.write_bytes(b"PK\3\4" + good[4:])
+    assert "not a Cardinal NNUE" in _error(str(p), "chess")
+    bad = bytearray(good)
+    bad[8] = 9
+    p.write_bytes(bytes(bad))
+    assert "version 9" in _error(str(p), "chess")
+    p.write_bytes(good)
+    assert "a network for chess, not grand" in _error(str(p), "grand")
+    assert "a network for chess, not knightrelay" in _error(str(p), "knightrelay")
+    assert N.read_net(str(p), "standard").meta[N.M_NIN] == 768
+    assert N.read_net(str(p)).meta[N.M_NIN] == 768
+
+
+def test_weights_that_could_overflow_the_accumulator_are_refused(tmp_path):
     fnet = N.FloatNet.random("chess", 8, seed=2)
     fnet.ftw[:, 3] = 4.0          # 32 pieces x 4.0 x 255 > 32767
     with pytest.raises(ValueError, match="overflow"):
         N.quantize(fnet)
+    net = _int_net("chess", 8, 1)
+    net.ftw[:768, 0] = 2000
+    p = tmp_path / "big.nnue"
+    N.write_net(str(p), net, "chess")
+    assert "overflow" in _error(str(p), "chess")
