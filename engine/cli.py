@@ -9,7 +9,7 @@ Sub-commands:
                                                    time to depth; eval: nanoseconds per static evaluation)
     cardinal match ...                           engine-vs-engine matches (bench/match.py)
     cardinal tune --variant V                    Texel tuning: self-play data, then fit variants/weights/V.json
-    cardinal tune datagen|fit ...                the two steps alone (bench/tune.py)
+    cardinal tune datagen|fit ...                the two steps alone (bench/tune/)
     cardinal tune teacher --variant V --data IN --out OUT   re-score a data file with Fairy-Stockfish
     cardinal tune pgn --variant V --pgn FILE... --out OUT   a data file from the games of PGN files
     cardinal warmup                              compile and cache every numba function
