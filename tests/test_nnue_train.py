@@ -116,3 +116,20 @@ def test_the_gradient_matches_finite_differences(toy, act):
         T.p[name][ix] = old
         num = (up - down) / (2 * eps)
         assert abs(num - gr[name][ix]) <= 1e-6 + 1e-3 * abs(num), (name, ix, num, gr[name][ix])
+
+
+def test_cli_trains_writes_the_network_and_checks_its_options(toy, tmp_path, capsys):
+    from engine.cli import main
+    out, ck = tmp_path / "n.nnue", tmp_path / "n.npz"
+    rc = main(["tune", "nnue-train", "--variant", "chess", "--data", toy, "--out", str(out), "--checkpoint", str(ck),
+               "--hidden", "8", "--epochs", "2", "--batch", "512", "--k", "1", "--no-progress"])
+    text = capsys.readouterr().out
+    assert rc == 0 and "epoch 2: train" in text and f"wrote {out}" in text, text
+    assert N.read_net(str(out), "chess").meta[N.M_H] == 8 and ck.exists()
+    assert main(["tune", "nnue-train", "--variant", "chess", "--data", toy, "--hidden", "0"]) == 2
+    assert "--hidden" in capsys.readouterr().err
+    assert main(["tune", "nnue-train", "--variant", "shogi", "--data", toy]) == 2
+    assert main(["tune", "nnue-train", "--variant", "grand", "--data", toy, "--out", str(tmp_path / "g.nnue"),
+                 "--checkpoint", str(tmp_path / "g.npz"), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error:") and "chess" in err[-1] and "grand" in err[-1], err

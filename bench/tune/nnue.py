@@ -7,13 +7,14 @@ whole games (:func:`bench.tune.texel.split_by_game`) is held out.
 
 Model: :class:`search.nnue.FloatNet` (float64 here). Loss (the field's, as the Texel fit's):
 the mean over positions of ``(sigmoid(out_white) - target) ** 2`` with
-``target = lam * sigmoid(score) + (1 - lam) * result`` and ``sigmoid`` Texel's
-``1 / (1 + 10 ** (-K * s / 400))`` on centipawns (:func:`bench.tune.texel.sigmoid`); ``K`` is
+``target = lam * result + (1 - lam) * sigmoid(score)`` (``lam`` weighs the game result, as the
+Texel fit's ``--lambda``; nnue-pytorch writes the blend the other way round) and ``sigmoid``
+Texel's ``1 / (1 + 10 ** (-K * s / 400))`` on centipawns (:func:`bench.tune.texel.sigmoid`); ``K`` is
 fitted to the training scores and results (:func:`bench.tune.texel.fit_scale`) unless given,
 and the same ``K`` maps the net's output, so the net is trained in the search score's
 centipawns. Gradients by hand (the inputs as a sparse 0/1 matrix, scipy), Adam, minibatches
 shuffled with the seed. After each step the feature weights and biases are clipped so that no
-accumulator of the integer net can leave int16 (``FT_CLIP``: 32767 over ``QA`` times the
+accumulator of the integer net can leave int16 (:func:`ft_clip`: 32767 over ``QA`` times the
 variant's piece count plus one), the output weights to the int16 range of their scale.
 
 Each epoch ends with the validation loss and a checkpoint (``.npz``: weights, Adam moments,
@@ -39,7 +40,7 @@ DEFAULT_HIDDEN = N.DEFAULT_HIDDEN
 DEFAULT_EPOCHS = 30
 DEFAULT_BATCH = 1024
 DEFAULT_LR = 1e-3
-DEFAULT_LAMBDA = 0.5         # as the Texel fit: half search score, half game result
+DEFAULT_LAMBDA = 0.5         # the weight of the game result in the target, as the Texel fit's
 DEFAULT_VAL = 0.1
 BETAS = (0.9, 0.999)
 ADAM_EPS = 1e-8
@@ -120,7 +121,7 @@ class Trainer:
                           float(p["ob"][0]), self.act, self.scale)
 
     def target(self, score, result):
-        return self.lam * sigmoid(score, self.K) + (1.0 - self.lam) * result
+        return self.lam * result + (1.0 - self.lam) * sigmoid(score, self.K)
 
     def loss_grad(self, W, B, stm, target, grad: bool = True):
         """Mean loss of the positions (padded inputs ``W``/``B``, ``stm``) and, with ``grad``,
