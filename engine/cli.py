@@ -9,9 +9,10 @@ Sub-commands:
                                                    time to depth; eval: nanoseconds per static evaluation)
     cardinal match ...                           engine-vs-engine matches (bench/match.py)
     cardinal tune --variant V                    Texel tuning: self-play data, then fit variants/weights/V.json
-    cardinal tune datagen|fit ...                the two steps alone (bench/tune.py)
+    cardinal tune datagen|fit ...                the two steps alone (bench/tune/)
     cardinal tune teacher --variant V --data IN --out OUT   re-score a data file with Fairy-Stockfish
     cardinal tune pgn --variant V --pgn FILE... --out OUT   a data file from the games of PGN files
+    cardinal tune nnue-train --variant V --data FILE...     train an NNUE network (bench/tune/nnue.py)
     cardinal warmup                              compile and cache every numba function
     cardinal serve [--host H] [--port P] [--open] [--max-engines N]   browser board (engine/web/)
 
@@ -172,7 +173,70 @@ def _tune(argv) -> int:
     """``cardinal tune``; SIGTERM stops it as Ctrl-C does (finished games kept, exit 130)."""
     from bench.engines import sigterm_as_interrupt
     with sigterm_as_interrupt():
+        if argv and argv[0] == "nnue-train":
+            return _tune_nnue(argv[1:])
         return _tune_steps(argv)
+
+
+def _tune_nnue(argv) -> int:
+    """``cardinal tune nnue-train``: train a network on data files and write it."""
+    from bench.tune import nnue as TN
+    from search.nnue import ACT_NAMES
+    ap = _OneLineParser(prog="cardinal tune nnue-train",
+                        description="Train an NNUE network (numpy, Adam) on tuning data files; writes the "
+                                    "validation-best epoch as a network file.")
+    ap.add_argument("--variant", required=True, help=f"{', '.join(variants.all_names())}")
+    ap.add_argument("--data", required=True, nargs="+", metavar="FILE", help="data file(s) written by cardinal tune datagen")
+    ap.add_argument("--out", default=None, metavar="FILE", help="network file (default tune-data/nnue/<variant>.nnue)")
+    ap.add_argument("--checkpoint", default=None, metavar="FILE",
+                    help="checkpoint written every epoch (default tune-data/nnue/<variant>.npz)")
+    ap.add_argument("--resume", action="store_true", help="continue from the checkpoint (same settings)")
+    ap.add_argument("--hidden", type=int, default=TN.DEFAULT_HIDDEN, help=f"hidden width H (default {TN.DEFAULT_HIDDEN})")
+    ap.add_argument("--act", choices=ACT_NAMES, default=ACT_NAMES[0], help="activation (default crelu)")
+    ap.add_argument("--epochs", type=int, default=TN.DEFAULT_EPOCHS, help=f"epochs (default {TN.DEFAULT_EPOCHS})")
+    ap.add_argument("--batch", type=int, default=TN.DEFAULT_BATCH, help=f"positions per step (default {TN.DEFAULT_BATCH})")
+    ap.add_argument("--lr", type=float, default=TN.DEFAULT_LR, help=f"Adam learning rate (default {TN.DEFAULT_LR:g})")
+    ap.add_argument("--lambda", dest="lam", type=float, default=TN.DEFAULT_LAMBDA,
+                    help=f"target = lambda * result + (1 - lambda) * sigmoid(search score), as for fit (default {TN.DEFAULT_LAMBDA})")
+    ap.add_argument("--k", type=float, default=None, help="Texel's K (default: fitted to the scores and results)")
+    ap.add_argument("--val", type=float, default=TN.DEFAULT_VAL, help=f"validation fraction of the games (default {TN.DEFAULT_VAL})")
+    ap.add_argument("--seed", type=int, default=1, help="random seed: start weights, split, shuffles (default 1)")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar (there is none off a terminal)")
+    a = ap.parse_args(argv)
+    try:
+        variant = variants.get(a.variant).name
+    except KeyError as e:
+        print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
+        return 2
+    for flag, v, ok in (("--hidden", a.hidden, 1 <= a.hidden <= 4096), ("--epochs", a.epochs, 0 <= a.epochs <= 100000),
+                        ("--batch", a.batch, 1 <= a.batch <= 10_000_000), ("--lr", a.lr, 0 < a.lr <= 1),
+                        ("--lambda", a.lam, 0 <= a.lam <= 1), ("--val", a.val, 0 <= a.val <= 0.9),
+                        ("--k", a.k, a.k is None or 0 < a.k <= 100)):
+        if not ok:
+            print(f"error: {flag} out of range: {v}", file=sys.stderr)
+            return 2
+    out = a.out or os.path.join("tune-data", "nnue", f"{variant}.nnue")
+    ck = a.checkpoint or os.path.join("tune-data", "nnue", f"{variant}.npz")
+    from bench.outputs import check_output_path
+    for path, option in ((out, "--out"), (ck, "--checkpoint")):
+        why = check_output_path(path, option, replace=True, mkdir=True)
+        if why:
+            print(f"error: {why}", file=sys.stderr)
+            return 2
+
+    def log(h):
+        print(f"epoch {int(h[0])}: train {h[1]:.5f} validation {h[2]:.5f}", flush=True)
+
+    try:
+        r = TN.train(variant, a.data, out, hidden=a.hidden, act=ACT_NAMES.index(a.act), epochs=a.epochs,
+                     batch=a.batch, lr=a.lr, lam=a.lam, K=a.k, val=a.val, seed=a.seed, checkpoint=ck,
+                     resume=a.resume, progress=not a.no_progress, log=log)
+    except (ValueError, OSError, KeyboardInterrupt) as e:
+        return _tune_failed(e)
+    print(f"nnue-train: {r.n_train} training and {r.n_val} validation positions, K {r.K:.3f}, "
+          f"validation loss {r.history[0][2]:.5f} -> {r.best_val:.5f} (epoch {r.best_epoch}); wrote {out} "
+          f"in {r.seconds:.0f} s")
+    return 130 if r.interrupted else 0
 
 
 def _tune_steps(argv) -> int:

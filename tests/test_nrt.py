@@ -16,7 +16,7 @@ from numba.core.registry import CPUDispatcher
 from engine.rules.jit import njit, nowrap, prefetch
 
 HOT_MODULES = ["engine.rules.movegen", "engine.rules.see", "engine.rules.checks",
-               "search.core", "search.movepick", "search.eval", "search.tt"]
+               "search.core", "search.movepick", "search.eval", "search.tt", "search.nnue"]
 
 
 def _kernels():
@@ -133,7 +133,8 @@ HOT_KERNELS = [("engine.rules.movegen", ("is_attacked", "gen_pseudo", "gen_squar
                ("search.eval", ("_eval_core", "psq_delta", "_mark_checks", "_slider_zone")),
                ("search.tt", ("tt_probe", "tt_store")),
                ("search.core", ("_make",)),
-               ("search.movepick", ("picker_init", "next_move", "_generate", "_score_moves", "_pick"))]
+               ("search.movepick", ("picker_init", "next_move", "_generate", "_score_moves", "_pick")),
+               ("search.nnue", ("_apply", "acc_refresh", "nnue_evaluate", "move_changes", "acc_copy"))]
 
 
 def _argument_types():
@@ -144,14 +145,16 @@ def _argument_types():
     from search.eval import EV_SEE, NF, WS_SIZE, build_eval
     from search.core import ss_alloc
     from search.tt import tt_alloc
+    from search.nnue import FloatNet, quantize, acc_alloc
     pos = Position.from_fen(None, "grand")
+    net = quantize(FloatNet.random("grand", 8))
     ev = build_eval("grand")
     arrays = dict(board=pos.board, st=pos.st, stack=pos.stack, hist=pos.hist, vt=pos.vt, zob=pos.zob, ev=ev,
                   vals=ev[EV_SEE:EV_SEE + NTYPES], ws=np.zeros(WS_SIZE, np.int32), f=np.zeros(NF, np.int32),
                   scratch=np.zeros(64, np.int32), moves=np.zeros(512, np.int32), scores=np.zeros(512, np.int32),
                   tt=tt_alloc(1), hist_h=np.zeros((32, NSQ), np.int32), cont=np.zeros((16, 16), np.int16),
                   capt=np.zeros((16, 16), np.int16), counter=np.zeros(16, np.int32), info=np.zeros(512, np.int64),
-                  ss=ss_alloc())
+                  ss=ss_alloc(), net=net, acc=acc_alloc(net, 2))
     t = {name: typeof(a) for name, a in arrays.items()}
     t.update(check=types.boolean, trace=types.literal(False))   # the search's evaluation: no trace
     return t

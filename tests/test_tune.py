@@ -1,4 +1,4 @@
-"""Texel tuning (bench/tune.py, ``cardinal tune``): the fitter recovers known weights on
+"""Texel tuning (bench/tune/, ``cardinal tune``): the fitter recovers known weights on
 synthetic data, a fit on real self-play data lowers the loss and writes a weights file
 that loads back, datagen's resume / Ctrl-C semantics, the quiet filter, White-POV
 results and scores, and bad command lines (exit status 2, one line, no traceback)."""
@@ -183,7 +183,7 @@ def test_results_and_scores_are_white_pov(searcher, monkeypatch):
     g = T.play_game(searcher, "chess", 0, "r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1", "b", 200, 1)
     assert (g.result, g.termination, g.plies) == (0.0, "checkmate", 1)
     # Black a queen up: adjudicated as Black's win, White-POV scores negative whoever is to move
-    monkeypatch.setattr(T, "SKIP_PLIES", 0)
+    monkeypatch.setattr(T.selfplay, "SKIP_PLIES", 0)     # the module whose play_game reads it
     g = T.play_game(searcher, "chess", 0, "3qk3/pppp4/8/8/8/8/PPPP4/4K3 w - - 0 1", "q", 300, 1)
     assert (g.termination, g.result, g.plies) == ("adj-win", 0.0, T.WIN_PLIES - 1)
     assert len(g.positions) >= 3 and all(sc < -300 for _, sc, _ in g.positions)
