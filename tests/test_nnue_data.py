@@ -91,6 +91,40 @@ def test_dask_workers_make_the_same_chunk_files(reference, tmp_path):
     assert r.chunks_new == [0, 1] and files(d2) == ref
 
 
+def test_dask_worker_killed_mid_game_has_its_game_played_again(tmp_path):
+    """A real cluster (a scheduler, two one-thread workers): the worker playing a game is killed
+    mid-game; the scheduler runs that game again on the other worker and the chunk file is the
+    one an undisturbed run makes."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        pytest.skip('dask distributed not installed (pip install "cardinal-engine[cluster]")')
+    import threading
+    from tests.test_cluster import HANG, Cluster
+    import queue
+    kw = dict(nodes=3000, chunk_games=2, max_chunks=1)
+    c = Cluster(tmp_path)
+    try:
+        proc_of = {c.worker_of(w): w for w in c.workers}
+        started: queue.Queue = queue.Queue()
+        c.client.subscribe_topic(ND.TOPIC, lambda event: started.put(event[1]["worker"]))
+        out = {}
+        th = threading.Thread(target=lambda: out.update(r=gen(tmp_path, "cluster", scheduler=c.address, **kw)))
+        th.start()
+        victim = proc_of[started.get(timeout=HANG)]      # the first worker to start a game
+        time.sleep(0.3)
+        os.killpg(victim.pid, signal.SIGKILL)
+        th.join(HANG)
+        assert not th.is_alive()
+    finally:
+        c.close()
+    r, d, _ = out["r"]
+    assert r.chunks_new == [0] and r.games_new == 2
+    assert len(r.reruns) >= 1                 # the lost worker's game, started again
+    _, d_ref, _ = gen(tmp_path, "undisturbed", **kw)
+    assert files(d) == files(d_ref)
+
+
 def test_partial_chunk_resumes_to_the_same_files(reference, tmp_path):
     d, m, ref = reference
     # a run that finished chunk 0 and stopped inside chunk 1: one whole game, one cut line

@@ -62,6 +62,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SETTINGS = ("variant", "nodes", "seed", "chunk_games", "random_plies", "openings", "openings_sha256",
             "skip_winning_captures")
 PREFETCH = 2            # games in flight per worker
+TOPIC = "cardinal-nnue-data"   # Dask event topic: a worker starts a game
 
 
 def default_dir(variant: str) -> str:
@@ -173,6 +174,13 @@ def play_task(task):
     """Play one game: ``task`` from :func:`game_task`; returns its
     :class:`bench.tune.datafile.GameRecord` (the pool's and the Dask workers' task)."""
     variant, gid, fen, label, nodes, seed, random_plies, skip_wc = task
+    if "distributed" in sys.modules:          # on a Dask worker: tell the client the game starts here
+        import distributed
+        try:
+            w = distributed.get_worker()
+            w.log_event(TOPIC, {"key": str(w.get_current_task()), "worker": w.address, "pid": os.getpid()})
+        except ValueError:
+            pass
     return play_game(_searcher(), variant, gid, fen, label, nodes, seed, random_plies=tuple(random_plies),
                      skip_winning_captures=skip_wc)
 
@@ -276,6 +284,18 @@ class DaskRunner:
         self.futures: dict = {}
         self.ready: list = []
         self._slots, self._slots_at = 1, -1e9
+        self.starts: dict = {}          # task key -> workers that started it (a second one: a re-run)
+        self.reruns: queue.Queue = queue.Queue()
+        self.client.subscribe_topic(TOPIC, self._on_start)
+
+    def _on_start(self, event) -> None:
+        msg = event[1]
+        key = msg.get("key", "") if isinstance(msg, dict) else ""
+        if key.startswith(f"cardinal-nnue-data-{self.run_id}-"):
+            seen = self.starts.setdefault(key, [])
+            seen.append(msg.get("worker"))
+            if len(seen) > 1:
+                self.reruns.put((int(key.rsplit("-", 1)[1]), seen[-2], seen[-1]))
 
     def slots(self) -> int:
         now = time.monotonic()
@@ -470,6 +490,7 @@ class GenerateResult:
     chunks_new: list = field(default_factory=list)        # indices finished now
     regenerated: list = field(default_factory=list)       # indices that were played again
     mismatched: list = field(default_factory=list)        # regenerated, but with another digest
+    reruns: list = field(default_factory=list)            # game ids a Dask worker was lost with
     seconds: float = 0.0
     interrupted: bool = False
 
@@ -682,6 +703,9 @@ def generate(variant: str, positions: int | None = None, directory: str | None =
             if inflight == 0:
                 break
             got = runner.get(0.5)
+            for gid, lost, now in _drain(getattr(runner, "reruns", None)):
+                res.reruns.append(gid)
+                warn(f"game {gid} started again on {now}: worker {lost} was lost")
             if got is None:
                 continue
             gid, g = got
@@ -717,6 +741,16 @@ def generate(variant: str, positions: int | None = None, directory: str | None =
             bar.close()
         res.seconds = time.perf_counter() - t0
     return res
+
+
+def _drain(q) -> list:
+    out = []
+    while q is not None:
+        try:
+            out.append(q.get_nowait())
+        except queue.Empty:
+            break
+    return out
 
 
 def _entry(s: Settings, index: int, path: str, ident: dict) -> dict:
