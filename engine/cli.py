@@ -12,6 +12,7 @@ Sub-commands:
     cardinal tune datagen|fit ...                the two steps alone (bench/tune/)
     cardinal tune teacher --variant V --data IN --out OUT   re-score a data file with Fairy-Stockfish
     cardinal tune pgn --variant V --pgn FILE... --out OUT   a data file from the games of PGN files
+    cardinal tune nnue-data [verify] --variant V ...       network training data in chunks, with a manifest
     cardinal tune nnue-train --variant V --data FILE...     train an NNUE network (bench/tune/nnue.py)
     cardinal warmup                              compile and cache every numba function
     cardinal serve [--host H] [--port P] [--open] [--max-engines N]   browser board (engine/web/)
@@ -175,6 +176,8 @@ def _tune(argv) -> int:
     with sigterm_as_interrupt():
         if argv and argv[0] == "nnue-train":
             return _tune_nnue(argv[1:])
+        if argv and argv[0] == "nnue-data":
+            return _tune_nnue_data(argv[1:])
         return _tune_steps(argv)
 
 
@@ -237,6 +240,118 @@ def _tune_nnue(argv) -> int:
           f"validation loss {r.history[0][2]:.5f} -> {r.best_val:.5f} (epoch {r.best_epoch}); wrote {out} "
           f"in {r.seconds:.0f} s")
     return 130 if r.interrupted else 0
+
+
+def _tune_nnue_data(argv) -> int:
+    """``cardinal tune nnue-data [generate|verify]``: chunked self-play data and its manifest."""
+    from bench.tune import nnue_data as ND
+    ap = _OneLineParser(prog="cardinal tune nnue-data",
+                        description="Self-play training data for the network, in chunks of games written to "
+                                    "--dir, with a manifest (bench/runs/nnue-data-<variant>.json) to commit: "
+                                    "settings, engine, and each chunk's seed, counts and sha256. The same "
+                                    "command again continues (unfinished and missing chunks first); settings "
+                                    "left out come from the manifest. verify: check the chunk files against it.")
+    ap.add_argument("action", nargs="?", choices=("generate", "verify"), default="generate",
+                    help="generate (default) or verify")
+    ap.add_argument("--variant", required=True, help=f"{', '.join(variants.all_names())}")
+    ap.add_argument("--positions", type=int, default=None,
+                    help=f"stop starting chunks once this many positions are recorded (default: the manifest's, "
+                    f"else {ND.DEFAULT_POSITIONS})")
+    ap.add_argument("--chunks", type=int, default=None, metavar="N",
+                    help="a shorter run: start no chunk from index N on (chunks 0..N-1 at most)")
+    ap.add_argument("--nodes", type=int, default=None, help=f"node limit per move (default {ND.DEFAULT_NODES})")
+    ap.add_argument("--seed", type=int, default=None, help=f"base seed; chunk C plays with a seed made from it "
+                    f"and C (default {ND.DEFAULT_SEED})")
+    ap.add_argument("--chunk-games", type=int, default=None,
+                    help=f"games per chunk file (default {ND.DEFAULT_CHUNK_GAMES})")
+    ap.add_argument("--random-plies", default=None, metavar="LO-HI",
+                    help="random legal moves at the start of each game, a number drawn from LO..HI by the game's "
+                    "seed (not recorded) (default %d-%d)" % ND.DEFAULT_RANDOM_PLIES)
+    ap.add_argument("--keep-winning-captures", action="store_true", default=None,
+                    help="do not skip positions where a capture wins material by static exchange")
+    ap.add_argument("--openings", default=None, metavar="EPD",
+                    help="start positions (default: bench/suites/openings-<variant>.epd)")
+    ap.add_argument("--concurrency", type=int, default=None,
+                    help="worker processes (default: 2, or 1 on one core); with --scheduler local:N, threads per worker")
+    ap.add_argument("--scheduler", default=None, metavar="ADDR",
+                    help="play on a Dask cluster: tcp://HOST:PORT (dask scheduler) or local:N (N local workers)")
+    ap.add_argument("--dir", default=None, metavar="DIR", help="chunk files (default tune-data/nnue/<variant>)")
+    ap.add_argument("--manifest", default=None, metavar="FILE",
+                    help="manifest (default bench/runs/nnue-data-<variant>.json of this checkout)")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar (there is none off a terminal)")
+    a = ap.parse_args(argv)
+    try:
+        variant = variants.get(a.variant).name
+    except KeyError as e:
+        print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
+        return 2
+    directory = a.dir or ND.default_dir(variant)
+    manifest = a.manifest or ND.default_manifest(variant)
+    if a.action == "verify":
+        try:
+            checks = ND.verify(manifest, directory)
+        except (ValueError, OSError) as e:
+            return _tune_failed(e)
+        bad = [c for c in checks if c.status in ("missing", "changed")]
+        for c in checks:
+            if c.status != "ok":
+                print(f"chunk {c.index}: {c.status}" + (f" ({c.games} games)" if c.status in ("unfinished", "unlisted")
+                                                         else "") + f": {c.path}")
+        ok = sum(c.status == "ok" for c in checks)
+        listed = sum(c.status in ("ok", "missing", "changed") for c in checks)
+        print(f"verify: {manifest}: {ok} of {listed} chunks ok in {directory}"
+              + (f"; to regenerate: {', '.join(str(c.index) for c in bad)} (run the manifest's command again)"
+                 if bad else ""))
+        return 1 if bad else 0
+    for flag, v, lo, hi in (("--positions", a.positions, 1, 10**10), ("--nodes", a.nodes, 1, 100_000_000),
+                            ("--chunk-games", a.chunk_games, 1, 1_000_000), ("--concurrency", a.concurrency, 1, 256),
+                            ("--chunks", a.chunks, 1, 10**7)):
+        if v is not None and not lo <= v <= hi:
+            print(f"error: {flag} must be {lo}..{hi}, not {v}", file=sys.stderr)
+            return 2
+    try:
+        plies = ND.parse_random_plies(a.random_plies) if a.random_plies is not None else None
+        if a.scheduler is not None:
+            try:
+                import distributed  # noqa: F401
+            except ImportError:
+                raise ValueError('--scheduler needs Dask distributed, which is not installed: '
+                                 'pip install "cardinal-engine[cluster]"') from None
+            from bench.cluster import parse_scheduler
+            parse_scheduler(a.scheduler)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    from bench.outputs import check_output_path
+    why = check_output_path(manifest, "--manifest", replace=True, mkdir=True) or \
+        check_output_path(os.path.join(directory, "chunk-00000.part"), "--dir", mkdir=True)
+    if why:
+        print(f"error: {why}", file=sys.stderr)
+        return 2
+    conc = a.concurrency or max(1, min(2, os.cpu_count() or 1))
+
+    def log(e):
+        print(f"chunk {e['index']}: {e['games']} games, {e['positions']} positions, sha256 {e['sha256'][:16]}",
+              flush=True)
+
+    def warn(text):
+        print(f"warning: {text}", file=sys.stderr, flush=True)
+
+    try:
+        r = ND.generate(variant, a.positions, directory, manifest, nodes=a.nodes, seed=a.seed,
+                        chunk_games=a.chunk_games, random_plies=plies, openings=a.openings,
+                        skip_winning_captures=None if a.keep_winning_captures is None else False,
+                        concurrency=conc, scheduler=a.scheduler, max_chunks=a.chunks, progress=not a.no_progress, log=log, warn=warn)
+    except (ValueError, OSError, RuntimeError, ConnectionError, KeyboardInterrupt) as e:
+        return _tune_failed(e)
+    rate = r.positions_new / max(r.seconds, 1e-9) * 3600
+    print(f"nnue-data: {r.directory}: {r.positions_total} positions in finished games ({r.games_new} games and "
+          f"{r.positions_new} positions new, {len(r.chunks_new)} chunks finished) in {r.seconds:.0f} s "
+          f"({rate:.0f} positions/hour); manifest {r.manifest}")
+    if r.interrupted:
+        print(f"interrupted: finished games kept in {r.directory}; the same command continues", file=sys.stderr)
+        return 130
+    return 1 if r.mismatched else 0
 
 
 def _tune_steps(argv) -> int:

@@ -39,13 +39,17 @@ def default_data_path(variant: str) -> str:
 @dataclass
 class GameRecord:
     """One finished self-play game: ``result`` White's score (1, 0.5, 0), ``positions``
-    ``[(fen, white_score_cp, ply)]`` that passed the quiet filter."""
+    ``[(fen, white_score_cp, ply)]`` that passed the quiet filter; ``moves`` every move
+    played from the start position (UCI), of which the first ``random_plies`` were random
+    (neither is written to the data file)."""
     gid: int
     result: float
     plies: int
     termination: str
     opening: str
     positions: list = field(default_factory=list)
+    moves: list = field(default_factory=list)
+    random_plies: int = 0
 
 
 def _fmt_result(r: float) -> str:

@@ -18,6 +18,11 @@ Recorded positions (the quiet filter): from ply ``SKIP_PLIES`` of the game on,
 not in check, the searched best move neither a capture nor a promotion, and
 ``|score| <= MAX_RECORD_CP`` (no mate scores). Games are written to the data file
 (:mod:`bench.tune.datafile`) as they finish.
+
+:func:`play_game` serves the network's data too (:mod:`bench.tune.nnue_data`): it can open a
+game with random legal moves (:func:`random_plies_count`, :func:`play_random_plies`; counted in
+the plies, never recorded) and skip positions where a capture wins material by static exchange
+(:class:`WinningCapture`). Without them it plays the games it always did.
 """
 from __future__ import annotations
 
@@ -41,6 +46,7 @@ WIN_CP, WIN_PLIES = 1000, 4           # adjudicated win: last 4 scores beyond +-
 DRAW_CP, DRAW_PLIES, DRAW_AFTER_PLY = 10, 8, 80   # adjudicated draw: 8 scores within 10 cp after ply 80
 MAX_PLIES = 400             # a game still running after this many plies is a draw
 MATE_CP = 30000             # a mate score as centipawns (minus the moves to mate)
+RANDOM_PLIES_SALT = 0x5DEECE66D   # the random plies' generator: the game seed xor this
 HASH_MB = 16
 
 
@@ -122,17 +128,71 @@ def _is_quiet_move(pos, m: int) -> bool:
     return int(pos.board[L.move_to(m)]) == L.EMPTY
 
 
+def random_plies_count(seed: int, gid: int, random_plies: tuple[int, int]) -> tuple[int, random.Random]:
+    """``(n, rng)``: how many random plies game ``gid`` opens with (``lo..hi``, from its seed) and
+    the generator that picks them (independent of the node jitter's)."""
+    rng = random.Random(game_seed(seed, gid) ^ RANDOM_PLIES_SALT)
+    lo, hi = random_plies
+    return rng.randint(int(lo), int(hi)), rng
+
+
+def play_random_plies(pos, n: int, rng: random.Random) -> list[str]:
+    """Play up to ``n`` uniformly random legal moves on ``pos`` (fewer if the game ends);
+    returns them in UCI."""
+    out = []
+    for _ in range(n):
+        if pos.status() != "ongoing":
+            break
+        m = rng.choice(sorted(pos.legal_moves()))
+        out.append(pos.uci(m))
+        pos.push(m)
+    return out
+
+
+class WinningCapture:
+    """``pos`` -> True if the side to move has a capture that wins material by static exchange
+    evaluation (:func:`engine.rules.see.see_ge` at least 1 cp, with the evaluation's piece values)."""
+
+    def __init__(self, variant: str):
+        import numpy as np
+        from engine.rules.layout import NTYPES
+        from engine.rules.see import SEE_MAX_LIFT
+        from search.eval import EV_SEE, build_eval
+        self.vals = build_eval(variant)[EV_SEE:EV_SEE + NTYPES]
+        self.scratch = np.zeros(2 * SEE_MAX_LIFT, dtype=np.int32)
+
+    def __call__(self, pos) -> bool:
+        import numpy as np
+        from engine.rules import layout as L
+        from engine.rules.see import see_ge
+        for m in pos.legal_moves():
+            if int(pos.board[L.move_to(m)]) != L.EMPTY and see_ge(pos.board, pos.st, pos.vt, m, np.int64(1),
+                                                                  self.vals, self.scratch):
+                return True
+        return False
+
+
 def play_game(searcher, variant: str, gid: int, fen: str, label: str, nodes: int, seed: int,
-              max_plies: int = MAX_PLIES) -> GameRecord:
+              max_plies: int = MAX_PLIES, random_plies: tuple[int, int] | None = None,
+              skip_winning_captures: bool = False) -> GameRecord:
     """Play game ``gid`` from ``fen`` with ``searcher`` on both sides (deterministic: fresh
-    hash, node limits from :func:`game_seed`)."""
+    hash, node limits from :func:`game_seed`). ``random_plies`` ``(lo, hi)``: first play
+    ``lo..hi`` random legal moves (:func:`random_plies_count`; not recorded, but counted in the
+    plies). ``skip_winning_captures``: also skip positions where the side to move has a capture
+    that wins material (:class:`WinningCapture`)."""
     from engine.rules.position import Position
     rng = random.Random(game_seed(seed, gid))
     pos = Position.from_fen(fen, variant)
     searcher.clear_hash()
     white_scores: list[int] = []
     recs = []
-    ply = 0
+    moves: list[str] = []
+    if random_plies is not None:
+        n, rrng = random_plies_count(seed, gid, random_plies)
+        moves = play_random_plies(pos, n, rrng)
+    n_random = len(moves)
+    ply = n_random
+    winning_capture = WinningCapture(variant) if skip_winning_captures else None
     result, term = 0.5, "max-plies"
     while True:
         st = pos.status()
@@ -152,7 +212,8 @@ def play_game(searcher, variant: str, gid: int, fen: str, label: str, nodes: int
             cp = 0
         wcp = cp if pos.turn == 0 else -cp
         if (ply >= SKIP_PLIES and score is not None and score[0] == "cp" and abs(cp) <= MAX_RECORD_CP
-                and not pos.is_check() and _is_quiet_move(pos, best)):
+                and not pos.is_check() and _is_quiet_move(pos, best)
+                and (winning_capture is None or not winning_capture(pos))):
             recs.append((pos.fen(), wcp, ply))
         white_scores.append(wcp)
         last = white_scores[-WIN_PLIES:]
@@ -163,9 +224,10 @@ def play_game(searcher, variant: str, gid: int, fen: str, label: str, nodes: int
         if ply + 1 >= DRAW_AFTER_PLY and len(last) == DRAW_PLIES and all(abs(x) < DRAW_CP for x in last):
             result, term = 0.5, "adj-draw"
             break
+        moves.append(pos.uci(best))
         pos.push(best)
         ply += 1
-    return GameRecord(gid, result, ply, term, label, recs)
+    return GameRecord(gid, result, ply, term, label, recs, moves, n_random)
 
 
 # worker process state
