@@ -12,6 +12,8 @@ Two steps, and an optional one between them:
     fits ``K``, then the mg/eg weights by L-BFGS-B, and writes ``variants/weights/<variant>.json``.
 
 ``pgn`` (:mod:`bench.tune.pgn_data`) makes a data file from the games of PGN files instead.
+``spsa`` (:mod:`bench.tune.spsa`) tunes the search's constants (:mod:`search.params`) by
+fishtest's SPSA, from game pairs.
 This package re-exports the public names of its modules (``from bench.tune import fit``).
 """
 from __future__ import annotations
