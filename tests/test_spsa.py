@@ -185,6 +185,16 @@ def test_journal_resume_reaches_the_same_state(tmp_path):
     assert S.replay(sp, b) == 20 and sp.theta == full.spsa.theta
 
 
+def test_starts_from_the_variants_values(tmp_path, monkeypatch):
+    f = tmp_path / "grand.json"
+    f.write_text(json.dumps({"params": {"RFP_MARGIN": 100}}))
+    monkeypatch.setattr(P, "params_path", lambda v: str(f))
+    res = S.run_spsa(_cfg(tmp_path, iterations=2), play=_stub())
+    header, _ = S.read_journal(str(tmp_path / "j.jsonl"))
+    assert [p["start"] for p in header["params"]] == [100, 160]     # FUT_MARGIN: the default
+    assert res.spsa.params[0].start == 100
+
+
 def test_outputs_values_file_diff_and_svg(tmp_path):
     res = S.run_spsa(_cfg(tmp_path, iterations=30), play=_stub())
     out = tmp_path / "grand.json"

@@ -9,7 +9,8 @@ The constants are :mod:`search.params`'s (name, default, range, ``c_end``, ``r_e
     a     = a_end * (A + N) ** alpha
     theta = start
 
-An iteration started when ``k`` iterations have finished (``k + 1`` below, as fishtest's
+``start`` is the variant's current value (its ``variants/params/<variant>.json``, else the
+default). An iteration started when ``k`` iterations have finished (``k + 1`` below, as fishtest's
 ``iter_local``) draws a random sign ``flip`` per parameter and plays one game pair between
 ``theta + c_k * flip`` and ``theta - c_k * flip`` (each clipped to the range; fishtest's
 ``_generate_data``)::
@@ -407,7 +408,9 @@ def run_spsa(cfg: SpsaConfig, play=None, warn=None, stop_after: int | None = Non
         spsa = Spsa(params, header["iterations"], header["A"], header["alpha"], header["gamma"], header["seed"],
                     start=start_values)
     else:
-        spsa = Spsa(cfg.params, cfg.iterations, cfg.A, cfg.alpha, cfg.gamma, cfg.seed)
+        # from the variant's current values: its parameter file's, else the defaults
+        spsa = Spsa(cfg.params, cfg.iterations, cfg.A, cfg.alpha, cfg.gamma, cfg.seed,
+                    start=P.variant_values(variant))
         jp = cfg.journal_path
         if jp and os.path.exists(jp) and os.path.getsize(jp) > 0:
             raise ValueError(f"journal {jp} already exists: continue that run with --resume {jp}, "
