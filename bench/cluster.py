@@ -197,6 +197,10 @@ class DaskPairs:
                 raise ConnectionError(f"cannot reach the Dask scheduler at {self.target}: {e}") from None
         self.client.subscribe_topic(TOPIC, self._on_event)
 
+    def add(self, tasks: list) -> None:
+        """More pairs to play (SPSA makes them as results come in)."""
+        self.pending.extend(tasks)
+
     def _on_event(self, event) -> None:
         _, msg = event
         if isinstance(msg, dict) and msg.get("match") == self.settings.match_id:

@@ -228,9 +228,12 @@ def _pair_line(res, task, tally: Tally, names: list, sprt, attempts: list) -> di
 
 class _LocalPairs:
     """The local pool: one thread per game slot, each with its own two engines, taking
-    pairs from a queue (same interface as :class:`bench.cluster.DaskPairs`)."""
+    pairs from a queue (same interface as :class:`bench.cluster.DaskPairs`). With ``feed`` the
+    threads wait for pairs that :meth:`add` brings (SPSA) until :meth:`stop_new`; without it
+    they end when the queue is empty."""
 
-    def __init__(self, slots: list, settings: GameSettings, tasks: list):
+    def __init__(self, slots: list, settings: GameSettings, tasks: list, feed: bool = False):
+        self.feed = feed
         self.slots, self.settings = slots, settings
         self.jobs: queue.Queue = queue.Queue()
         for t in tasks:
@@ -248,8 +251,10 @@ class _LocalPairs:
     def _work(self, k: int, slot: EngineSlot) -> None:
         while not self.no_new.is_set() and not self.abandon.is_set():
             try:
-                task = self.jobs.get_nowait()
+                task = self.jobs.get(timeout=0.1) if self.feed else self.jobs.get_nowait()
             except queue.Empty:
+                if self.feed:
+                    continue
                 return
             try:
                 res = play_pair(slot, self.settings, task, self.abandon,
@@ -263,6 +268,10 @@ class _LocalPairs:
                 return
             res.worker = f"local/{k}"
             self.out.put(("pair", res))
+
+    def add(self, tasks: list) -> None:
+        for t in tasks:
+            self.jobs.put(t)
 
     def get(self, timeout: float = 0.2):
         try:

@@ -30,10 +30,12 @@ DEFAULT_SEED = None          # no seed: the openings in their order (cutechess-c
 @dataclass(frozen=True)
 class PairTask:
     """Pair ``pair`` (0-based id): ``opening`` and its games ``((round, white_index), ...)``;
-    the last pair of an odd ``--games`` has one game."""
+    the last pair of an odd ``--games`` has one game. ``options``: empty, or per engine the
+    ``((name, value), ...)`` sent by ``setoption`` before each game (SPSA's values)."""
     pair: int
     opening: Opening
     rounds: tuple
+    options: tuple = ()
 
 
 def schedule(openings: list, games: int, seed: int | None) -> list[PairTask]:
@@ -135,6 +137,9 @@ def play_pair(slot: EngineSlot, settings: GameSettings, task: PairTask,
         if stop is not None and stop.is_set():
             return res
         engines = slot.start()
+        for e, opts in zip(engines, task.options):
+            for name, value in opts:
+                e.set_option(name, value)
         rec = play_game(engines, white_index, settings.variant, task.opening, settings.tcs, rnd,
                         settings.timemargin_ms, settings.move_timeout, stop, settings.adjudication)
         if rec is None or (stop is not None and stop.is_set()):

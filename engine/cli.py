@@ -14,6 +14,7 @@ Sub-commands:
     cardinal tune pgn --variant V --pgn FILE... --out OUT   a data file from the games of PGN files
     cardinal tune nnue-data [verify] --variant V ...       network training data in chunks, with a manifest
     cardinal tune nnue-train --variant V --data FILE...     train an NNUE network (bench/tune/nnue.py)
+    cardinal tune spsa --variant V ...           SPSA tuning of the search constants (bench/tune/spsa.py)
     cardinal warmup                              compile and cache every numba function
     cardinal serve [--host H] [--port P] [--open] [--max-engines N]   browser board (engine/web/)
 
@@ -356,6 +357,9 @@ def _tune_nnue_data(argv) -> int:
 
 def _tune_steps(argv) -> int:
     import os
+    if argv and argv[0] == "spsa":
+        from bench.tune.spsa import main
+        return main(argv[1:])
     step = argv[0] if argv and argv[0] in ("datagen", "fit", "teacher", "pgn") else "all"
     rest = argv[1:] if step != "all" else argv
     prog = "cardinal tune" + ("" if step == "all" else " " + step)

@@ -23,6 +23,8 @@ buffer is passed in (see :class:`search.driver.SearchState`):
   all threads of a search: ``stop[0]`` the stop flag, ``stop[1]`` a node limit on the sum over the threads (0:
   none), ``stop[2]`` the nodes counted towards it (each thread adds 1024 per poll)
 * ``excl`` ``int32[8]`` root moves excluded (MultiPV), ``ws`` ``int32[WS_SIZE]`` eval scratch
+* ``prm`` ``int64[N_PARAMS]`` the tunable search constants, read as ``prm[P_<NAME>]``
+  (:mod:`search.params`: the names, defaults and ranges; new values need no recompile)
 
 Beyond the steps in :func:`search`: losing captures (static exchange evaluation,
 :func:`search.movepick._losing_capture`) are ordered after the quiet moves and skipped in quiescence;
@@ -51,11 +53,16 @@ from .movepick import (ORD_TT, ORD_NOISY, ORD_KILLER2, HIST_MAX, CONT_MAX, SEE_M
                        _losing_capture, _cmh_index, _score_noisy, _pick, picker_init, next_move,
                        picker_is_tt_move, picker_no_moves, picker_save, picker_restore)
 from .movepick import CMH_SIZE  # noqa: F401  (the history tables' size, for search.driver)
+from .params import (P_RFP_DEPTH, P_RFP_MARGIN, P_NULL_MIN_DEPTH, P_NULL_R_BASE, P_NULL_R_DEPTH_DIV,
+                     P_NULL_EVAL_DIV, P_NULL_EVAL_MAX, P_FUT_DEPTH, P_FUT_MARGIN, P_LMP_DEPTH, P_LMP_BASE,
+                     P_SEE_QUIET_BASE, P_SEE_NOISY_MARGIN, P_SE_DEPTH, P_SE_TT_SLACK, P_SE_MARGIN,
+                     P_IIR_DEPTH, P_LMR_MIN_DEPTH, P_LMR_MIN_MOVE, P_DELTA_MARGIN, P_HIST_BONUS, P_CONT_BONUS_MAX,
+                     P_LMR_BASE, P_LMR_DIV)
 
 # The buffers of one search, passed to every node as one argument (numba passes a namedtuple
 # of arrays like separate arguments; shapes and dtypes in the module docstring).
 SearchCtx = namedtuple("SearchCtx", "board st stack hist vt zob tt ev moves scores pv pvlen ss hist_h "
-                                    "info stop excl ws cont counter capt")
+                                    "info stop excl ws cont counter capt prm")
 
 MAX_PLY = 100            # deepest search ply (PV table and move buffers are sized by it)
 MATE = 30000             # mate score at the root; mate scores are MATE - plies
@@ -125,43 +132,21 @@ def ss_clear_killers(ss):
     ss["killer1"] = 0
     ss["killer2"] = 0
 
-CONT_BONUS_MAX = 4000     # one cutoff moves a continuation entry by at most ~1/4 of its range
-SEE_NOISY_MARGIN = 150    # captures and checks losing more than 1.5 pawns per ply of depth are pruned
-                          # (Stockfish 11's -194 * depth with its 128 cp pawn)
-SEE_QUIET_BASE = 25       # quiet moves losing more than (25 - lmrDepth) * lmrDepth^2 cp are pruned
-                          # (Stockfish 11's (32 - lmrDepth) * lmrDepth^2, scaled to a 100 cp pawn)
-
-# Pruning constants (one-line reasons).
-RFP_DEPTH = 6             # reverse futility only near the leaves, where the static eval is trusted
-RFP_MARGIN = 90           # per ply of depth: a position this far above beta rarely falls below it
-NULL_MIN_DEPTH = 3        # below this a null move search costs more than it saves
-NULL_EVAL_DIV = 200       # null move: one more ply of reduction per two pawns of static eval above beta
-NULL_EVAL_MAX = 3         # (at most this many: a huge margin can still hide a tactic at low depth)
-FUT_DEPTH = 2             # futility pruning of quiet moves at depth 1-2 only
-FUT_MARGIN = 160          # per ply: a quiet move rarely gains more than ~1.5 pawns positionally
-LMR_MIN_DEPTH = 3         # reductions need some depth left to be worth re-searching
-LMR_MIN_MOVE = 3          # the first moves (TT, good captures, killers) are never reduced
-DELTA_MARGIN = 200        # quiescence: a capture that cannot lift the score near alpha is skipped
-LMP_DEPTH = 3             # late move pruning: at depth <= 3 quiet moves beyond LMP_BASE + d*d are skipped
-LMP_BASE = 3              # (a move ordered that late almost never refutes at low depth)
-SE_DEPTH = 6              # singular extension from this depth (Stockfish 11): shallower, the test costs too much
-SE_TT_SLACK = 3           # ... when the TT move's lower bound was searched at least depth - 3 deep
-SE_MARGIN = 2             # singular beta = TT score - 2 cp per ply of depth (Stockfish 11)
+# Constants that are not tuned (the tuned ones: search.params, read from the ctx's prm array).
 R50_NO_TT_CUT = 90        # no TT cutoff from this fifty-move count on (Stockfish 12): the draw is near
-IIR_DEPTH = 4             # internal iterative reduction: without a TT move a node this deep is searched 1 ply less
+LN = np.log(np.maximum(np.arange(64), 1).astype(np.float64))   # ln(i), LN[0] = 0 (a constant in the compiled code)
 
 
-def _lmr_table():
-    # reduction = 0.75 + ln(depth) * ln(move number) / 2.25 (the Stockfish-family shape): later
-    # moves and deeper nodes are reduced more, since ordering makes late moves rarely best
-    t = np.zeros((64, 64), dtype=np.int8)
-    for d in range(1, 64):
-        for m in range(1, 64):
-            t[d, m] = int(0.75 + np.log(d) * np.log(m) / 2.25)
-    return t
-
-
-LMR = _lmr_table()
+@njit(cache=True, nogil=True, inline='always')
+def _lmr(prm, depth, moves):
+    """Late-move reduction of the ``moves``-th move at ``depth`` (both capped at 63):
+    ``int(LMR_BASE/100 + ln(depth) ln(moves) / (LMR_DIV/100))``, the Stockfish-family shape (later
+    moves and deeper nodes are reduced more, since ordering makes late moves rarely best). Computed,
+    not a table: a table built from the parameters would be one more array per node, and a
+    constant table would freeze them; the float operations are those of the table the defaults
+    replaced, so they give the same integers."""
+    return np.int64(prm[P_LMR_BASE] / 100.0 + LN[nowrap(min(depth, 63))] * LN[nowrap(min(moves, 63))]
+                    / (prm[P_LMR_DIV] / 100.0))
 
 
 @njit(cache=True, nogil=True)
@@ -277,16 +262,16 @@ def _history_update(hist_h, pc, to, bonus):
 
 
 @njit(cache=True, nogil=True, inline='always')
-def _update_on_cutoff(board, ss, hist_h, cont, counter, capt, moves, ply, n0, cur, m, noisy, depth, c1, c2):
+def _update_on_cutoff(board, ss, hist_h, cont, counter, capt, moves, ply, n0, cur, m, noisy, depth, c1, c2, prm):
     """Search step 12, the move ``m`` (at ``moves[cur]``) cut off at ``ply``: a quiet cutoff makes
     it the first killer and the counter move of the opponent's last move, rewards it in the quiet
     histories and punishes the quiet moves tried before it (``moves[n0:cur]``); a capture cutoff
     rewards it in the capture history; either punishes the captures tried before it. ``c1``/``c2``:
-    the continuation-history rows of the moves one and two plies up (-1: none)."""
+    the continuation-history rows of the moves one and two plies up (-1: none); ``prm`` the tuned constants."""
     to = (m >> MOVE_TO_SHIFT) & SQ_MASK
     pc = board[m & SQ_MASK]
-    bonus = depth * depth * 32
-    cbonus = min(bonus, CONT_BONUS_MAX)
+    bonus = depth * depth * prm[P_HIST_BONUS]
+    cbonus = min(bonus, prm[P_CONT_BONUS_MAX])
     if not noisy:
         if ss[nowrap(ply)].killer1 != m:
             ss[nowrap(ply)].killer2 = ss[nowrap(ply)].killer1
@@ -367,7 +352,7 @@ def qsearch(c, alpha, beta, ply, incheck):
     ``incheck``: 1/0 if the caller knows whether the side to move is in check (the parent's
     ``gives_check`` of the move just made), -1 to have it computed here."""
     board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ss, hist_h, info, stop, excl, ws, \
-        cont, counter, capt = c
+        cont, counter, capt, prm = c
     relay = (vt[V_FLAGS] & VF_RELAY) != 0
     if _tick(info, stop):
         return 0
@@ -413,7 +398,7 @@ def qsearch(c, alpha, beta, ply, incheck):
             victim = board[nowrap(to)]
             # Step 2. Delta pruning, then skip losing captures (they rarely rescue a quiet position)
             if (m & MOVE_PROMO_BITS) == 0 and victim != EMPTY and \
-                    stand + _piece_value(ev, victim) + DELTA_MARGIN <= alpha:
+                    stand + _piece_value(ev, victim) + prm[P_DELTA_MARGIN] <= alpha:
                 continue
             if victim != EMPTY and _losing_capture(board, st, vt, ev, ws, m):
                 continue
@@ -459,7 +444,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     variables): a literal would make numba compile, and cache, extra recursive
     specialisations, which crashed on reload from the cache."""
     board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ss, hist_h, info, stop, excl, ws, \
-        cont, counter, capt = c
+        cont, counter, capt, prm = c
     pvlen[nowrap(ply)] = ply
     if depth <= 0:
         return qsearch(c, alpha, beta, ply, incheck)
@@ -511,18 +496,18 @@ def search(c, alpha, beta, depth, ply, incheck):
     pe = static if check else _tt_refined(tt, ti, static, ply, st[S_HALFMOVE])
     # Step 3b. Internal iterative reduction: no TT move means this node was never searched (or failed
     # low); a shallower search here is cheap and fills the TT with a move for the next iteration
-    if ttm == 0 and depth >= IIR_DEPTH and not check and skipm == 0:
+    if ttm == 0 and depth >= prm[P_IIR_DEPTH] and not check and skipm == 0:
         depth -= 1
     # Step 4. Reverse futility pruning: far above beta near the leaves
-    if not pv_node and not check and skipm == 0 and depth <= RFP_DEPTH and pe - RFP_MARGIN * (depth - (1 if improving else 0)) >= beta \
+    if not pv_node and not check and skipm == 0 and depth <= prm[P_RFP_DEPTH] and pe - prm[P_RFP_MARGIN] * (depth - (1 if improving else 0)) >= beta \
             and beta > -MATE_BOUND and beta < MATE_BOUND:
         return pe
     # Step 5. Null move search: give the opponent a free move; if we still beat beta, cut
     null_ok = stack[nowrap(st[S_PLY] - 1), U_MOVE] != 0 if st[S_PLY] > 0 else True   # no two null moves in a row
-    if not pv_node and not check and skipm == 0 and null_ok and depth >= NULL_MIN_DEPTH and pe >= beta \
+    if not pv_node and not check and skipm == 0 and null_ok and depth >= prm[P_NULL_MIN_DEPTH] and pe >= beta \
             and beta < MATE_BOUND and _has_null_material(st, vt, us):
         # reduction grows with depth and with the margin over beta (a big margin needs less proof)
-        r = 3 + depth // 4 + min(NULL_EVAL_MAX, (pe - beta) // NULL_EVAL_DIV)
+        r = prm[P_NULL_R_BASE] + depth // prm[P_NULL_R_DEPTH_DIV] + min(prm[P_NULL_EVAL_MAX], (pe - beta) // prm[P_NULL_EVAL_DIV])
         make_null(st, stack, hist, zob)
         tt_prefetch(tt, st[S_HASH])   # the child probes this bucket first
         ss[nowrap(ply)].current_move = 0
@@ -543,8 +528,8 @@ def search(c, alpha, beta, depth, ply, incheck):
     c2 = ss[nowrap(ply - 2)].cmh if ply >= 2 else -1     # our own previous move
     picker_init(board, st, vt, moves, ss, counter, ply, np.int64(ttm), check)
     npm = _has_null_material(st, vt, us)    # pieces beyond king and pawns: SEE pruning is safe
-    futile = (not pv_node and not check and depth <= FUT_DEPTH and alpha > -MATE_BOUND
-              and pe + FUT_MARGIN * depth <= alpha)
+    futile = (not pv_node and not check and depth <= prm[P_FUT_DEPTH] and alpha > -MATE_BOUND
+              and pe + prm[P_FUT_MARGIN] * depth <= alpha)
     best = -INF
     bestm = 0
     orig_alpha = alpha
@@ -571,7 +556,7 @@ def search(c, alpha, beta, depth, ply, incheck):
         gives = gives_check(board, st, stack, hist, vt, zob, m)
         # Step 8. Futility pruning and late move pruning of quiet moves that do not check
         if searched > 0 and not noisy and not gives and not check and not pv_node and (
-                futile or (depth <= LMP_DEPTH and searched >= (LMP_BASE + depth * depth) // (1 if improving else 2) + 1
+                futile or (depth <= prm[P_LMP_DEPTH] and searched >= (prm[P_LMP_BASE] + depth * depth) // (1 if improving else 2) + 1
                            and best > -MATE_BOUND)):
             continue
         # Step 8b. SEE pruning at shallow depth (Stockfish 11's step 13), once a move has been
@@ -581,14 +566,14 @@ def search(c, alpha, beta, depth, ply, incheck):
             if noisy or gives:
                 # a capture _score_moves found not losing (SEE >= -SEE_MARGIN) passes at any depth
                 if not (noisy and ORD_NOISY <= msc < ORD_TT) and \
-                        not _see_ge(board, st, vt, ev, ws, m, -SEE_NOISY_MARGIN * depth):
+                        not _see_ge(board, st, vt, ev, ws, m, -prm[P_SEE_NOISY_MARGIN] * depth):
                     continue
             else:
-                lmr_depth = depth - 1 - np.int64(LMR[nowrap(min(depth, 63)), nowrap(min(searched + 1, 63))])
+                lmr_depth = depth - 1 - _lmr(prm, depth, searched + 1)
                 if lmr_depth < 0:
                     lmr_depth = 0
                 if not _see_ge(board, st, vt, ev, ws, m,
-                               -(SEE_QUIET_BASE - min(lmr_depth, 18)) * lmr_depth * lmr_depth):
+                               -(prm[P_SEE_QUIET_BASE] - min(lmr_depth, 18)) * lmr_depth * lmr_depth):
                     continue
         # Step 9. Check extension (only within twice the root depth: endless checking lines stay bounded),
         # and only for checks that do not lose the exchange (a sacrificial check is not forcing)
@@ -600,12 +585,12 @@ def search(c, alpha, beta, depth, ply, incheck):
         # depth, is extended when every other move fails low against a margin below its score
         # (a half-depth search without it); when even that search beats beta, several moves
         # refute this node and it is cut at once (multi-cut)
-        if picker_is_tt_move(ss, ply) and depth >= SE_DEPTH and not root and skipm == 0 and ply < 2 * info[I_ROOTDEPTH] \
+        if picker_is_tt_move(ss, ply) and depth >= prm[P_SE_DEPTH] and not root and skipm == 0 and ply < 2 * info[I_ROOTDEPTH] \
                 and ti >= 0 and tt[nowrap(ti)].key == key and (tt[nowrap(ti)].flag & BOUND_LOWER) != 0 \
-                and tt[nowrap(ti)].depth >= depth - SE_TT_SLACK:
+                and tt[nowrap(ti)].depth >= depth - prm[P_SE_TT_SLACK]:
             tts = _score_from_tt(tt[nowrap(ti)].score, ply, st[S_HALFMOVE])
             if -MATE_BOUND < tts < MATE_BOUND:
-                sbeta = tts - SE_MARGIN * depth
+                sbeta = tts - prm[P_SE_MARGIN] * depth
                 ss[nowrap(ply)].excluded = m
                 mp = picker_save(ss, ply)    # the search of this node at the same ply reuses the row
                 v = search(c, sbeta - 1, sbeta, depth // 2, ply, np.int64(1 if check else 0))
@@ -628,8 +613,8 @@ def search(c, alpha, beta, depth, ply, incheck):
         else:
             # Step 10. Late move reductions for quiet moves
             r = 0
-            if depth >= LMR_MIN_DEPTH and searched >= LMR_MIN_MOVE and not noisy and not gives and not check:
-                r = np.int64(LMR[nowrap(min(depth, 63)), nowrap(min(searched, 63))])
+            if depth >= prm[P_LMR_MIN_DEPTH] and searched >= prm[P_LMR_MIN_MOVE] and not noisy and not gives and not check:
+                r = _lmr(prm, depth, searched)
                 if pv_node:
                     r -= 1      # PV nodes are searched more carefully
                 if not improving:
@@ -668,7 +653,7 @@ def search(c, alpha, beta, depth, ply, incheck):
                 if sc >= beta:
                     # Step 12. Killers and histories on a cutoff (_update_on_cutoff)
                     _update_on_cutoff(board, ss, hist_h, cont, counter, capt, moves, ply, n0, cur, m, noisy,
-                                      depth, c1, c2)
+                                      depth, c1, c2, prm)
                     break
     if searched == 0:
         if picker_no_moves(ss, ply):

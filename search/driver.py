@@ -54,6 +54,7 @@ import variants as _variants
 from . import core as C
 from .core import SearchCtx, search_root
 from .eval import build_eval, WS_SIZE
+from . import params as P
 from . import skill as SK
 from .limits import Limits, MAX_DEPTH  # noqa: F401  (re-exported: search.driver.Limits is the public name)
 from .timeman import allocate, next_iteration_ok, CHANGE_DECAY, MOVE_OVERHEAD_DEFAULT
@@ -65,6 +66,7 @@ THREADS_MIN, THREADS_MAX = 1, 64   # search threads (UCI Threads / XBoard cores)
 # ((depth + game ply + PHASE[i]) // SIZE[i]) is odd), so the helpers spread over the depths.
 SKIP_SIZE = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4)
 SKIP_PHASE = (0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7)
+_DEFAULT_PARAMS = P.Params()      # the defaults, for a SearchState used on its own
 BOUND_INFO_AFTER_MS = 3000   # aspiration fail-high/low info lines only in long searches (as Stockfish)
 
 
@@ -87,6 +89,13 @@ class SearchState:
         self.excl = np.zeros(8, dtype=np.int32)
         self.ws = np.zeros(WS_SIZE, dtype=np.int32)
         self.gen = 0
+        self.use_params(_DEFAULT_PARAMS.values(None), _DEFAULT_PARAMS.arrays(None))
+
+    def use_params(self, values: dict, arrays) -> None:
+        """Search with the tunable constants ``values`` (:mod:`search.params`) and their arrays
+        array ``prm`` (:meth:`search.params.Params.arrays`; shared, never written)."""
+        self.prm = arrays
+        self.asp_delta = int(values["ASP_DELTA"])
 
     def clear(self):
         self.tt[:] = np.zeros(1, dtype=self.tt.dtype)
@@ -105,7 +114,8 @@ class SearchState:
         """These buffers and ``pos``'s arrays as the :data:`search.core.SearchCtx` of a search."""
         return SearchCtx(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
                          self.moves, self.scores, self.pv, self.pvlen, self.ss, self.hist_h,
-                         self.info, self.stop, self.excl, self.ws, self.cont, self.counter, self.capt)
+                         self.info, self.stop, self.excl, self.ws, self.cont, self.counter, self.capt,
+                         self.prm)
 
     def iterate(self, pos, ev, alpha: int, beta: int, depth: int) -> int:
         """One numba iteration on ``pos`` (its arrays are modified and restored)."""
@@ -116,7 +126,7 @@ class SearchState:
         it on a fail; ``on_bound(score, 'upper'|'lower')`` is told of each fail.
         Returns ``(score, aborted)``."""
         # aspiration window around the previous score of this line
-        delta = 18  # about a fifth of a pawn: typical iteration-to-iteration change
+        delta = self.asp_delta  # about a fifth of a pawn: typical iteration-to-iteration change
         if d >= 4 and abs(prev) < C.MATE_BOUND:
             alpha, beta = max(prev - delta, -C.INF), min(prev + delta, C.INF)
         else:
@@ -188,6 +198,7 @@ class Searcher:
         self._helper_states = []       # one SearchState per helper thread, kept between searches
         self._helpers = []             # (thread, state) of the running (or last) search's helpers
         self._last_score = None        # the last move's root score (time management), None after ucinewgame
+        self.params = P.Params()       # the tunable constants (search.params): defaults, variant files, set()
         if not HASH_MIN_MB <= hash_mb <= HASH_MAX_MB:
             raise ValueError(f"hash size {hash_mb!r} MiB out of range {HASH_MIN_MB}..{HASH_MAX_MB}")
 
@@ -371,6 +382,7 @@ class Searcher:
         helpers = []
         for idx, h in enumerate(self._helper_states[:n], start=1):
             h.tt, h.stop, h.gen = st.tt, st.stop, st.gen   # shared: the TT and the stop flag
+            h.prm, h.asp_delta = st.prm, st.asp_delta   # and the tuned constants
             h.info[:] = 0
             for k in (C.I_NODELIMIT, C.I_GEN, C.I_MAXPLY):
                 h.info[k] = st.info[k]
@@ -459,6 +471,8 @@ class Searcher:
         if not legal:
             return None, None
         ev = build_eval(pos.variant.name)
+        tuned = self.params.values(pos.variant.name)
+        st.use_params(tuned, self.params.arrays(pos.variant.name))
         st.gen = (st.gen + 1) & 63
         info = st.info
         info[:] = 0
@@ -551,7 +565,8 @@ class Searcher:
                 if timed and len(legal) == 1:
                     break
                 soft = self._soft
-                if soft is not None and not next_iteration_ok(self._elapsed_ms(), soft, falling, changes, stable):
+                if soft is not None and not next_iteration_ok(self._elapsed_ms(), soft, falling, changes, stable,
+                                                              tuned):
                     break
                 if timed and abs(sc0) > C.MATE_BOUND and d >= 2 * (C.MATE - abs(sc0)) + 4:
                     break  # a mate is proven well inside the horizon

@@ -18,7 +18,7 @@
 
 ``next_iteration_ok(elapsed, soft, falling_cp, changes, stable_depths) -> bool``: between
 iterations, whether to start another one. After Stockfish 11's ``search.cpp`` ("Do we have
-time for the next iteration?"): the base is ``NEXT_ITER_FRACTION * soft`` (the next iteration
+time for the next iteration?"): the base is ``TM_NEXT_ITER_PCT`` % of ``soft`` (the next iteration
 takes about as long as all before it, so one started later would rarely finish inside
 ``soft``), scaled up when the score falls (against the last iteration and the last move) and
 when the best move keeps changing, and down when it has not changed for several iterations.
@@ -62,25 +62,34 @@ def allocate(limits, side: int, move_overhead: int = MOVE_OVERHEAD_DEFAULT):
 
 
 # --- between iterations (Stockfish 11's fallingEval, bestMoveInstability, timeReduction) ---
-NEXT_ITER_FRACTION = 0.6  # base share of soft: an iteration costs about what all earlier ones did
-FALLING_PER_CP = 0.02     # +2% time per cp the score fell (sum of both drops; SF11's 6/354 per unit is ~0.036/cp)
-FALLING_MAX = 2.0         # at most twice the time for a falling score (SF11: 1.5/0.51 ~ 2.9)
-FALLING_MIN = 0.85        # a rising score saves a little (SF11 clamps at 0.5/0.51 ~ 0.98)
+# The factors are tunable (search.params, kind 'time', in percent or per mille):
+#   TM_NEXT_ITER_PCT        base share of soft: an iteration costs about what all earlier ones did
+#   TM_FALLING_PERMILLE_CP  more time per cp the score fell (sum of both drops; SF11's 6/354 per unit is ~0.036/cp)
+#   TM_FALLING_MAX_PCT      at most this much time for a falling score (SF11: 1.5/0.51 ~ 2.9)
+#   TM_FALLING_MIN_PCT      a rising score saves a little (SF11 clamps at 0.5/0.51 ~ 0.98)
+#   TM_STABLE_DEPTHS        best move unchanged for this many iterations: stable (SF11: 9, deeper searches)
+#   TM_STABLE_PCT           ... then stop sooner (SF11: about 1/1.9)
 CHANGE_DECAY = 0.5        # best-move changes halve each iteration, as SF11's totBestMoveChanges
-STABLE_DEPTHS = 6         # best move unchanged for this many iterations: stable (SF11: 9, deeper searches)
-STABLE_FACTOR = 0.6       # ... then stop sooner (SF11: about 1/1.9)
 
 
 def next_iteration_ok(elapsed_ms: float, soft_ms: float, falling_cp: float, changes: float,
-                      stable_depths: int) -> bool:
+                      stable_depths: int, tuned: dict | None = None) -> bool:
     """Whether to start another iteration at ``elapsed_ms`` into a move with budget ``soft_ms``.
 
     ``falling_cp``: how far the score fell, in centipawns: (last move's score - this
     iteration's) + (last iteration's - this one's), mate scores clipped by the caller;
     ``changes``: decayed count of best-move changes (see ``CHANGE_DECAY``);
-    ``stable_depths``: iterations since the best move last changed.
+    ``stable_depths``: iterations since the best move last changed; ``tuned``: the
+    parameter values (:mod:`search.params`; None: the defaults).
     """
-    falling = min(FALLING_MAX, max(FALLING_MIN, 1.0 + FALLING_PER_CP * falling_cp))
+    t = tuned if tuned is not None else _defaults()
+    falling = min(t["TM_FALLING_MAX_PCT"] / 100, max(t["TM_FALLING_MIN_PCT"] / 100,
+                                                     1.0 + t["TM_FALLING_PERMILLE_CP"] / 1000 * falling_cp))
     instability = 1.0 + changes
-    reduction = STABLE_FACTOR if stable_depths >= STABLE_DEPTHS else 1.0
-    return elapsed_ms < NEXT_ITER_FRACTION * soft_ms * falling * instability * reduction
+    reduction = t["TM_STABLE_PCT"] / 100 if stable_depths >= t["TM_STABLE_DEPTHS"] else 1.0
+    return elapsed_ms < t["TM_NEXT_ITER_PCT"] / 100 * soft_ms * falling * instability * reduction
+
+
+def _defaults() -> dict:
+    from .params import defaults
+    return defaults()

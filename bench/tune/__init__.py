@@ -14,6 +14,8 @@ Two steps, and an optional one between them:
 ``pgn`` (:mod:`bench.tune.pgn_data`) makes a data file from the games of PGN files instead.
 ``nnue-data`` (:mod:`bench.tune.nnue_data`) plays the network's training data in chunks with a
 manifest, and ``nnue-train`` (:mod:`bench.tune.nnue`) trains the network on data files.
+``spsa`` (:mod:`bench.tune.spsa`) tunes the search's constants (:mod:`search.params`) by
+fishtest's SPSA, from game pairs.
 This package re-exports the public names of its modules (``from bench.tune import fit``).
 """
 from __future__ import annotations

@@ -103,6 +103,8 @@ class Backend:
         self.multipv = 1
         self.skill_level = SKILL_MAX
         self.threads = THREADS_DEFAULT
+        self.params: dict = {}          # tunable search constants set (name: value), applied at the next search
+        self._params_changed = False
         self._applied_hash = None
         self._clear_pending = False
         self.t_start = time.monotonic()
@@ -259,6 +261,15 @@ class Backend:
         s.skill_level = self.skill_level
         s.move_overhead = self.move_overhead
         s.threads = self.threads
+        if self._params_changed and hasattr(s, "params"):
+            for k, v in self.params.items():
+                s.params.set(k, v)
+            self._params_changed = False
+
+    def set_param(self, name: str, value) -> None:
+        """A tunable search constant (checked by the caller), for the next search."""
+        self.params[name] = value
+        self._params_changed = True
 
     # ------------------------------------------------------------ search
     def start_search(self, pos, limits, on_info, on_done) -> None:

@@ -14,7 +14,9 @@ Chess and Fairy-Stockfish send. Implemented:
   grand, knightrelay, capablanca; anything else -> ``info string error: unsupported variant X
   (known: ...)``), ``Hash`` (MiB), ``Threads`` (Lazy SMP search threads, 1..64), ``Move Overhead``
   (ms), ``Clear Hash``, ``Ponder``, ``MultiPV``, ``Skill Level``. Hash and Threads set during a
-  search apply from the next search on.
+  search apply from the next search on. With the environment variable ``CARDINAL_TUNE=1``, also
+  the search's tunable constants (:mod:`search.params`, spin options named as there, for SPSA):
+  a value set applies from the next search on, without recompiling.
 * ``ucinewgame``, ``position startpos|fen F [moves ...]`` (a bad FEN keeps the
   previous position; an illegal move keeps the moves before it, as Stockfish
   does), ``go`` with ``wtime btime winc binc movestogo movetime depth nodes mate
@@ -41,6 +43,7 @@ from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, HASH_DEFAU
                       board_lines, static_eval, eval_table, sane_move)
 from .common import clean, log, log_exception
 from search.limits import MAX_DEPTH
+from search import params as _params
 
 AUTHOR = "the Cardinal developers"
 PERFT_MAX = 12
@@ -175,6 +178,9 @@ class UCIHandler:
         self.out.send(f"id author {AUTHOR}")
         for line in OPTION_LINES:
             self.out.send(line)
+        if _params.tuning_enabled():     # the search's tunable constants, for SPSA (CARDINAL_TUNE=1)
+            for line in _params.uci_option_lines():
+                self.out.send(line)
         # A cold numba cache means 15-35 s of compiling. GUIs allow far more for `uciok`
         # (Cute Chess: 35 s) than for `readyok` (15 s), so the compile happens here first.
         self.backend.hold_handshake()
@@ -225,6 +231,11 @@ class UCIHandler:
             if value is None or value.lower() not in ("true", "false"):
                 raise UCIError(f"setoption Ponder: value must be true or false, not {clean(value, 40)!r}")
             self.ponder_option = value.lower() == "true"
+        elif _params.tuning_enabled() and name.upper() in _params.BY_NAME:
+            try:
+                self.backend.set_param(name.upper(), _params.BY_NAME[name.upper()].check(value))
+            except ValueError as e:
+                raise UCIError(f"setoption {e}") from None
         else:
             raise UCIError(f"unknown option '{clean(name, 60)}'")
 
