@@ -23,4 +23,18 @@ class KeepLinesFormatter(argparse.HelpFormatter):
         return super()._fill_text(text, width, indent)
 
 
-__all__ = ["KeepLinesFormatter", "OneLineParser"]
+def check_scheduler(addr: str) -> None:
+    """Check a ``--scheduler`` address (``tcp://HOST:PORT`` or ``local:N``) before a run:
+    ``ValueError`` (one line) if Dask distributed (the optional 'cluster' extra) is not
+    installed or the address is not one. Here, not in :mod:`bench.cluster`, which imports
+    distributed as it loads."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise ValueError('--scheduler needs Dask distributed, which is not installed: '
+                         'pip install "cardinal-engine[cluster]"') from None
+    from bench.cluster import parse_scheduler
+    parse_scheduler(addr)
+
+
+__all__ = ["KeepLinesFormatter", "OneLineParser", "check_scheduler"]

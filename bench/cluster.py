@@ -158,6 +158,40 @@ def parse_scheduler(text: str) -> tuple[str, object]:
     return "address", text
 
 
+def connect(kind: str, target, threads: int, connect_timeout: float) -> tuple:
+    """``(client, cluster)`` for the scheduler :func:`parse_scheduler` gave as ``(kind, target)``:
+    for ``local`` an in-process ``LocalCluster`` of ``target`` worker processes with ``threads``
+    threads each (forked, :data:`LOCAL_WORKER_CONFIG`), else ``cluster`` None and a client of the
+    scheduler at the address (``ConnectionError`` if it does not answer). Dask's logging is
+    silenced (below CRITICAL)."""
+    for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny",
+                 "distributed.core", "distributed.comm", "distributed.client"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    if kind == "local":
+        with dask.config.set(LOCAL_WORKER_CONFIG):
+            cluster = distributed.LocalCluster(n_workers=target, threads_per_worker=threads, processes=True,
+                                               dashboard_address=None, silence_logs=logging.CRITICAL)
+        try:
+            return distributed.Client(cluster, timeout=connect_timeout), cluster
+        except BaseException:
+            close_client(None, cluster)
+            raise
+    try:
+        return distributed.Client(target, timeout=connect_timeout), None
+    except (OSError, *TIMEOUTS) as e:
+        raise ConnectionError(f"cannot reach the Dask scheduler at {target}: {e}") from None
+
+
+def close_client(client, cluster) -> None:
+    """Close the client, then the local cluster (either may be None), whatever they raise."""
+    for c in (client, cluster):
+        if c is not None:
+            try:
+                c.close()
+            except Exception:
+                pass
+
+
 class DaskPairs:
     """The client's view of the cluster: :meth:`start`, then :meth:`get` events
     ``("pair", PairResult)``, ``("rerun", dict)``, ``("error", text)`` until
@@ -181,20 +215,7 @@ class DaskPairs:
 
     # -- life cycle
     def start(self) -> None:
-        for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny",
-                     "distributed.core", "distributed.comm", "distributed.client"):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
-        if self.kind == "local":
-            with dask.config.set(LOCAL_WORKER_CONFIG):
-                self.cluster = distributed.LocalCluster(n_workers=self.target, threads_per_worker=self.concurrency,
-                                                        processes=True, dashboard_address=None,
-                                                        silence_logs=logging.CRITICAL)
-            self.client = distributed.Client(self.cluster, timeout=self.connect_timeout)
-        else:
-            try:
-                self.client = distributed.Client(self.target, timeout=self.connect_timeout)
-            except (OSError, *TIMEOUTS) as e:
-                raise ConnectionError(f"cannot reach the Dask scheduler at {self.target}: {e}") from None
+        self.client, self.cluster = connect(self.kind, self.target, self.concurrency, self.connect_timeout)
         self.client.subscribe_topic(TOPIC, self._on_event)
 
     def add(self, tasks: list) -> None:
@@ -314,12 +335,4 @@ class DaskPairs:
                 self.client.run(close_match, self.settings.match_id)
             except Exception:
                 pass
-            try:
-                self.client.close()
-            except Exception:
-                pass
-        if self.cluster is not None:
-            try:
-                self.cluster.close()
-            except Exception:
-                pass
+        close_client(self.client, self.cluster)

@@ -63,6 +63,7 @@ from tqdm import tqdm
 import variants as _variants
 from bench import journal, stats
 from bench.adjudication import Adjudication
+from bench.args import check_scheduler
 from bench.engines import (HANDSHAKE_TIMEOUT, READY_TIMEOUT, EngineError, EngineSpec, kill_all,
                            sigterm_as_interrupt)
 from bench.journal import now_iso
@@ -741,13 +742,7 @@ def config_from_args(argv: list[str]) -> MatchConfig:
             if s.proto == "xboard" and "nodes" not in s.limits:
                 raise ValueError(f"--nodes: engine {s.label!r} speaks XBoard, which has no node limit")
     if a.scheduler is not None:
-        try:
-            import distributed  # noqa: F401  (the optional 'cluster' extra)
-        except ImportError:
-            raise ValueError('--scheduler needs Dask distributed, which is not installed: '
-                             'pip install "cardinal-engine[cluster]"') from None
-        from bench.cluster import parse_scheduler
-        parse_scheduler(a.scheduler)
+        check_scheduler(a.scheduler)
     if a.resume is not None and not os.path.isfile(a.resume):
         raise ValueError(f"--resume {a.resume}: no such journal file")
     if a.resume and a.journal and os.path.abspath(a.resume) != os.path.abspath(a.journal):

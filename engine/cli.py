@@ -30,7 +30,7 @@ import sys
 import threading
 
 import variants   # plain data, cheap to import
-from bench.args import OneLineParser as _OneLineParser   # plain argparse, cheap to import
+from bench.args import OneLineParser as _OneLineParser, check_scheduler   # plain argparse, cheap to import
 
 
 MAX_PERFT_DEPTH = 20   # deeper runs never finish from any real position
@@ -171,6 +171,16 @@ def _tune_check(a) -> str | None:
     return None
 
 
+def _variant_name(name: str) -> str | None:
+    """The variant's own name for ``--variant name``; None after an ``error:`` line on stderr
+    for a variant there is not (the caller exits with status 2)."""
+    try:
+        return variants.get(name).name
+    except KeyError as e:
+        print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
+        return None
+
+
 def _tune(argv) -> int:
     """``cardinal tune``; SIGTERM stops it as Ctrl-C does (finished games kept, exit 130)."""
     from bench.engines import sigterm_as_interrupt
@@ -207,10 +217,8 @@ def _tune_nnue(argv) -> int:
     ap.add_argument("--seed", type=int, default=1, help="random seed: start weights, split, shuffles (default 1)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar (there is none off a terminal)")
     a = ap.parse_args(argv)
-    try:
-        variant = variants.get(a.variant).name
-    except KeyError as e:
-        print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
+    variant = _variant_name(a.variant)
+    if variant is None:
         return 2
     for flag, v, ok in (("--hidden", a.hidden, 1 <= a.hidden <= 4096), ("--epochs", a.epochs, 0 <= a.epochs <= 100000),
                         ("--batch", a.batch, 1 <= a.batch <= 10_000_000), ("--lr", a.lr, 0 < a.lr <= 1),
@@ -281,10 +289,8 @@ def _tune_nnue_data(argv) -> int:
                     help="manifest (default bench/runs/nnue-data-<variant>.json of this checkout)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar (there is none off a terminal)")
     a = ap.parse_args(argv)
-    try:
-        variant = variants.get(a.variant).name
-    except KeyError as e:
-        print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
+    variant = _variant_name(a.variant)
+    if variant is None:
         return 2
     directory = a.dir or ND.default_dir(variant)
     manifest = a.manifest or ND.default_manifest(variant)
@@ -313,13 +319,7 @@ def _tune_nnue_data(argv) -> int:
     try:
         plies = ND.parse_random_plies(a.random_plies) if a.random_plies is not None else None
         if a.scheduler is not None:
-            try:
-                import distributed  # noqa: F401
-            except ImportError:
-                raise ValueError('--scheduler needs Dask distributed, which is not installed: '
-                                 'pip install "cardinal-engine[cluster]"') from None
-            from bench.cluster import parse_scheduler
-            parse_scheduler(a.scheduler)
+            check_scheduler(a.scheduler)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -374,12 +374,11 @@ def _tune_steps(argv) -> int:
     ap = _OneLineParser(prog=prog, description=desc)
     _tune_args(ap, step, T)
     a = ap.parse_args(rest)
-    try:
-        if not a.variant.strip():
-            raise KeyError("--variant is empty")
-        variant = variants.get(a.variant).name
-    except KeyError as e:
-        print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
+    if not a.variant.strip():
+        print("error: --variant is empty", file=sys.stderr)
+        return 2
+    variant = _variant_name(a.variant)
+    if variant is None:
         return 2
     err = _tune_check(a) or _tune_outputs(a, step, variant, T)
     if err:

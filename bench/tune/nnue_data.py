@@ -85,6 +85,17 @@ def chunk_path(directory: str, index: int, part: bool = False) -> str:
     return os.path.join(directory, f"chunk-{int(index):05d}.{'part' if part else 'txt'}")
 
 
+def chunk_files(directory: str) -> list[tuple[int, str, str]]:
+    """The chunk files in ``directory`` by name, in name order: ``(index, kind, path)``, kind
+    ``txt`` (finished) or ``part`` (being written)."""
+    out = []
+    for name in sorted(os.listdir(directory)):
+        mm = re.fullmatch(r"chunk-(\d+)\.(txt|part)", name)
+        if mm:
+            out.append((int(mm.group(1)), mm.group(2), os.path.join(directory, name)))
+    return out
+
+
 def parse_random_plies(text: str) -> tuple[int, int]:
     """``"0-8"`` -> ``(0, 8)``, ``"4"`` -> ``(4, 4)``; ``ValueError`` otherwise."""
     m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", str(text))
@@ -260,26 +271,10 @@ class DaskRunner:
     game run again elsewhere by the scheduler; a game's result is taken once."""
 
     def __init__(self, scheduler: str, threads: int = 1, connect_timeout: float = 30.0):
-        import logging
-        import dask
         import distributed
-        from bench.cluster import LOCAL_WORKER_CONFIG, TIMEOUTS, parse_scheduler
+        from bench.cluster import TIMEOUTS, connect, parse_scheduler
         self.distributed, self.timeouts = distributed, TIMEOUTS
-        kind, target = parse_scheduler(scheduler)
-        for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny",
-                     "distributed.core", "distributed.comm", "distributed.client"):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
-        self.cluster = None
-        if kind == "local":
-            with dask.config.set(LOCAL_WORKER_CONFIG):
-                self.cluster = distributed.LocalCluster(n_workers=target, threads_per_worker=threads, processes=True,
-                                                        dashboard_address=None, silence_logs=logging.CRITICAL)
-            self.client = distributed.Client(self.cluster, timeout=connect_timeout)
-        else:
-            try:
-                self.client = distributed.Client(target, timeout=connect_timeout)
-            except (OSError, *TIMEOUTS) as e:
-                raise ConnectionError(f"cannot reach the Dask scheduler at {target}: {e}") from None
+        self.client, self.cluster = connect(*parse_scheduler(scheduler), threads, connect_timeout)
         self.run_id = os.urandom(4).hex()
         self.futures: dict = {}
         self.ready: list = []
@@ -329,17 +324,13 @@ class DaskRunner:
         return self.ready.pop(0) if self.ready else None
 
     def close(self, abort: bool = False) -> None:
-        try:
-            if self.futures:
-                self.client.cancel(list(self.futures))
-            self.client.close()
-        except Exception:
-            pass
-        if self.cluster is not None:
+        from bench.cluster import close_client
+        if self.futures:
             try:
-                self.cluster.close()
+                self.client.cancel(list(self.futures))
             except Exception:
                 pass
+        close_client(self.client, self.cluster)
 
 
 # ---------------------------------------------------------------------------- manifest
@@ -466,12 +457,7 @@ def verify(manifest: str, directory: str) -> list[ChunkCheck]:
         else:
             out.append(ChunkCheck(c["index"], "ok", c["games"], p))
     if os.path.isdir(directory):
-        for name in sorted(os.listdir(directory)):
-            mm = re.fullmatch(r"chunk-(\d+)\.(txt|part)", name)
-            if not mm:
-                continue
-            idx, kind = int(mm.group(1)), mm.group(2)
-            p = os.path.join(directory, name)
+        for idx, kind, p in chunk_files(directory):
             if kind == "part" and not os.path.exists(chunk_path(directory, idx)):
                 out.append(ChunkCheck(idx, "unfinished", len(scan_data(p)[1]), p))
             elif kind == "txt" and idx not in listed:
@@ -597,12 +583,7 @@ def generate(variant: str, positions: int | None = None, directory: str | None =
             warn(f"{p}: its digest differs from the manifest's: moved to {p}.bad, played again")
         must.append(idx)
     res.regenerated = list(must)
-    for name in sorted(os.listdir(directory)):
-        mm = re.fullmatch(r"chunk-(\d+)\.(txt|part)", name)
-        if not mm:
-            continue
-        idx, kind = int(mm.group(1)), mm.group(2)
-        p = os.path.join(directory, name)
+    for idx, kind, p in chunk_files(directory):
         if kind == "txt" and idx not in entries:
             header, done, _ = scan_data(p)       # finished, but the manifest was not written: add it
             want = parse_header(s.header(idx, weights))

@@ -671,8 +671,8 @@ def config_from_args(argv: list) -> SpsaConfig:
         if not 0 < v <= 1:
             raise ValueError(f"--{k} must be in (0, 1], not {v:g}")
     if a.scheduler:
-        from bench.cluster import parse_scheduler
-        parse_scheduler(a.scheduler)
+        from bench.args import check_scheduler
+        check_scheduler(a.scheduler)
     journal = a.resume or a.journal or os.path.join("tune-data", "spsa", f"{variant}.jsonl")
     if a.resume and not os.path.isfile(a.resume):
         raise ValueError(f"--resume {a.resume}: no such journal")
