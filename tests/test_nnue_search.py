@@ -1,7 +1,7 @@
 """The NNUE network inside the search (search.core, search.driver): the accumulator stack kept
 per ply and per thread equals a full refresh at every evaluated node, the network's output is the
 static evaluation (clamped), the search with a net is deterministic, without one it is exactly the
-linear search, a change of network clears the hash table."""
+linear search, a change of network clears the hash table, and ``cardinal bench --evalfile``."""
 import numpy as np
 import pytest
 
@@ -151,3 +151,18 @@ def test_warm_up_and_direct_iterations_default_to_the_linear_evaluation():
     st.info[C.I_NODELIMIT] = 1 << 40
     assert st.iterate(pos, build_eval("chess"), -C.INF, C.INF, 2) == 250
 
+
+def test_bench_evalfile(tmp_path, capsys):
+    from bench.search_bench import main
+    path = str(tmp_path / "chess.nnue")
+    N.write_net(path, _net("chess"), "chess")
+    assert main(["--evalfile", path, "--depth", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("chess ") and "not the Bench signature" in out
+    assert main(["--evalfile", path, "--variant", "grand", "--depth", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "a network for chess, not grand" in err[0]
+    (tmp_path / "bad.nnue").write_bytes(open(path, "rb").read()[:100])
+    assert main(["--evalfile", str(tmp_path / "bad.nnue"), "--depth", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "truncated" in err[0]
