@@ -23,12 +23,12 @@ buffer is passed in (see :class:`search.driver.SearchState`):
   all threads of a search: ``stop[0]`` the stop flag, ``stop[1]`` a node limit on the sum over the threads (0:
   none), ``stop[2]`` the nodes counted towards it (each thread adds 1024 per poll)
 * ``excl`` ``int32[8]`` root moves excluded (MultiPV), ``ws`` ``int32[WS_SIZE]`` eval scratch
-* ``net`` the NNUE network (a :data:`search.nnue.NnueNet`) and ``acc`` ``int16[ACC_ROWS, 2, H]`` its
+* ``net`` the NNUE network (a :data:`search.nnue.NnueNet`) and ``acc`` ``int16[SS_SIZE, 2, H]`` its
   accumulator stack, one row per ply (row ``ply``: the position at ``ply``), one stack per search
   thread. Used only while ``info[I_NNUE]`` is set (:data:`NNUE_OFF` otherwise: the driver then
   passes a one-unit dummy net, :func:`search.nnue.dummy_net`, and the search is exactly the
   linear-evaluation one). One compiled search serves both: the network sits behind a runtime
-  branch in :func:`_make`, the null move and :func:`_static_eval`.
+  branch in :func:`_make`, :func:`_null_carry` and :func:`_static_eval`.
 
 Beyond the steps in :func:`search`: losing captures (static exchange evaluation,
 :func:`search.movepick._losing_capture`) are ordered after the quiet moves and skipped in quiescence;
@@ -79,14 +79,11 @@ INF = 32000
  I_MAXPLY,       # deepest ply allowed (in: MAX_PLY, or less when the game history is nearly full)
  I_NEXCL,        # number of excluded root moves in excl (in, MultiPV)
  I_ROOTDEPTH,    # depth of the current iteration (set by search_root)
- I_NNUE,         # the static evaluation: NNUE_OFF (linear), NNUE_ON (the network), NNUE_VERIFY (in)
- I_NNUE_BAD,     # NNUE_VERIFY: evaluated nodes whose accumulator differed from a refresh (out)
- INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
+ I_NNUE,         # the static evaluation: NNUE_OFF (linear) or NNUE_ON (the network) (in)
+ INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
 
 NNUE_OFF = 0             # info[I_NNUE]: the linear evaluation (search.eval)
 NNUE_ON = 1              # the network (ctx.net, accumulators in ctx.acc)
-NNUE_VERIFY = 2          # the network, and every evaluated node's accumulator row is compared with a
-                         # full refresh (in the spare row ACC_ROWS - 1); mismatches counted in I_NNUE_BAD
 NNUE_EVAL_MAX = 20000    # the network's output is clamped to +-this: well inside the mate scores
                          # (MATE_BOUND) and the TT's int16 eval field
 
@@ -129,9 +126,6 @@ SS_DTYPE = np.dtype([("static_eval", np.int64), ("psq_mg", np.int64), ("psq_eg",
                      ("mp_tt_move", np.int32), ("mp_counter_move", np.int32), ("pad2", np.uint8, (44,))],
                     align=False)
 SS_SIZE = MAX_PLY + 2
-
-
-ACC_ROWS = SS_SIZE + 1   # accumulator rows: one per search-stack row, plus the NNUE_VERIFY scratch row
 
 
 def ss_alloc():
@@ -226,19 +220,6 @@ def _bound(best, orig_alpha, beta):
 
 
 @njit(cache=True, nogil=True)
-def _nnue_verify(board, st, vt, net, acc, info, ply):
-    """NNUE_VERIFY: count in ``info[I_NNUE_BAD]`` a node whose accumulator row ``ply`` is not the
-    full recomputation from the board (computed in the spare last row)."""
-    spare = acc.shape[0] - 1
-    acc_refresh(net, vt, board, st, acc, spare)
-    for c in range(2):
-        for h in range(acc.shape[2]):
-            if acc[nowrap(spare), c, h] != acc[nowrap(ply), c, h]:
-                info[I_NNUE_BAD] += 1
-                return
-
-
-@njit(cache=True, nogil=True)
 def _static_eval(board, st, vt, ev, ws, tt, ti, ss, ply, info, net, acc):
     """Static evaluation (centipawns, side to move), from the TT slot ``ti`` when it caches one;
     else the network's output from accumulator row ``ply`` (``info[I_NNUE]`` set; clamped to
@@ -246,8 +227,6 @@ def _static_eval(board, st, vt, ev, ws, tt, ti, ss, ply, info, net, acc):
     search stack ``ss`` (:func:`_make`). The single call site of the evaluation keeps the
     compiled code (and compile time) small."""
     nn = info[I_NNUE]
-    if nn == NNUE_VERIFY:
-        _nnue_verify(board, st, vt, net, acc, info, ply)
     if ti >= 0 and tt[nowrap(ti)].eval != EVAL_NONE:
         return np.int64(tt[nowrap(ti)].eval)
     if nn != NNUE_OFF:
@@ -284,6 +263,17 @@ def _make(board, st, stack, hist, vt, zob, ev, ss, ply, m, nn, net, acc):
         ss[nowrap(ply + 1)].psq_mg = ss[nowrap(ply)].psq_mg + dmg
         ss[nowrap(ply + 1)].psq_eg = ss[nowrap(ply)].psq_eg + deg
     make_move(board, st, stack, hist, vt, zob, m)
+
+
+@njit(cache=True, nogil=True)
+def _null_carry(ss, ply, nn, net, acc):
+    """The null move's :func:`_make` part: the evaluation's incremental state of ``ply`` carried
+    to ``ply + 1`` unchanged (the accumulator row, or the material + piece-square sums)."""
+    if nn != NNUE_OFF:
+        acc_copy(net, acc, ply, ply + 1)
+    else:
+        ss[nowrap(ply + 1)].psq_mg = ss[nowrap(ply)].psq_mg
+        ss[nowrap(ply + 1)].psq_eg = ss[nowrap(ply)].psq_eg
 
 
 @njit(cache=True, nogil=True)
@@ -572,11 +562,7 @@ def search(c, alpha, beta, depth, ply, incheck):
         tt_prefetch(tt, st[S_HASH])   # the child probes this bucket first
         ss[nowrap(ply)].current_move = 0
         ss[nowrap(ply)].cmh = -1
-        if info[I_NNUE] != NNUE_OFF:
-            acc_copy(net, acc, ply, ply + 1)
-        else:
-            ss[nowrap(ply + 1)].psq_mg = ss[nowrap(ply)].psq_mg
-            ss[nowrap(ply + 1)].psq_eg = ss[nowrap(ply)].psq_eg
+        _null_carry(ss, ply, info[I_NNUE], net, acc)
         sc = -search(c, -beta, -beta + 1, depth - 1 - r, ply + 1, np.int64(0))
         unmake_null(st, stack)
         if info[I_ABORT] != 0:

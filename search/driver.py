@@ -94,19 +94,18 @@ class SearchState:
         self.ws = np.zeros(WS_SIZE, dtype=np.int32)
         self.gen = 0
         self.net = N.dummy_net()     # the NNUE network and its accumulator stack (search.core)
-        self.acc = np.zeros((C.ACC_ROWS, 2, 1), dtype=np.int16)
+        self.acc = np.zeros((C.SS_SIZE, 2, 1), dtype=np.int16)
         self.nnue = C.NNUE_OFF       # info[I_NNUE] of the searches on these buffers
 
-    def use_net(self, net, verify: bool = False) -> None:
+    def use_net(self, net) -> None:
         """Evaluate with ``net`` (a :data:`search.nnue.NnueNet`; ``None``: the linear evaluation)
-        from the next iteration on; ``verify``: also check every evaluated node's accumulator
-        against a refresh (``info[I_NNUE_BAD]`` counts mismatches; slow, for tests)."""
+        from the next iteration on (the TT's cached evaluations are the caller's to clear)."""
         if net is None:
             self.net, self.nnue = N.dummy_net(), C.NNUE_OFF
             return
         self.net = N.play_net(net)
-        self.nnue = C.NNUE_VERIFY if verify else C.NNUE_ON
-        shape = (C.ACC_ROWS, 2, int(self.net.meta[N.M_H]))
+        self.nnue = C.NNUE_ON
+        shape = (C.SS_SIZE, 2, int(self.net.meta[N.M_H]))
         if self.acc.shape != shape:
             self.acc = np.zeros(shape, dtype=np.int16)
 
@@ -214,7 +213,6 @@ class Searcher:
         self._helpers = []             # (thread, state) of the running (or last) search's helpers
         self._last_score = None        # the last move's root score (time management), None after ucinewgame
         self._net = None               # the NNUE network the searches evaluate with (None: the linear evaluation)
-        self._net_verify = False
         if not HASH_MIN_MB <= hash_mb <= HASH_MAX_MB:
             raise ValueError(f"hash size {hash_mb!r} MiB out of range {HASH_MIN_MB}..{HASH_MAX_MB}")
 
@@ -254,17 +252,15 @@ class Searcher:
         linear evaluation."""
         return self._net
 
-    def set_net(self, net, verify: bool = False) -> None:
+    def set_net(self, net) -> None:
         """Search with the network ``net`` (``None``: the linear evaluation) from the next search
         on, a net for the variant of the positions searched (the caller checks: ``read_net``
         with the variant). A change of network clears the hash table, which caches static
-        evaluations. ``verify``: see :meth:`SearchState.use_net` (tests). Waits for a running
-        search."""
+        evaluations. Waits for a running search."""
         self.stop()
         self.wait()
         changed = net is not self._net
         self._net = net
-        self._net_verify = bool(verify)
         if changed:
             self.clear_hash()
 
@@ -423,7 +419,7 @@ class Searcher:
                 h.info[k] = st.info[k]
             h.ss[:] = 0             # the search stack, killers included
             h.hist_h //= 2
-            h.use_net(self._net, self._net_verify)     # its own accumulator stack
+            h.use_net(self._net)     # its own accumulator stack
             t = threading.Thread(target=self._helper_run, args=(idx, h, pos.copy(), ev, maxd),
                                  name=f"cardinal-helper-{idx}", daemon=True)
             helpers.append((t, h))
@@ -507,7 +503,7 @@ class Searcher:
         if not legal:
             return None, None
         ev = build_eval(pos.variant.name)
-        st.use_net(self._net, self._net_verify)
+        st.use_net(self._net)
         st.gen = (st.gen + 1) & 63
         info = st.info
         info[:] = 0

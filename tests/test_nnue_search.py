@@ -1,17 +1,23 @@
-"""The NNUE network inside the search (search.core, search.driver): the accumulator stack kept
-per ply and per thread equals a full refresh at every evaluated node, the network's output is the
-static evaluation (clamped), the search with a net is deterministic, without one it is exactly the
-linear search, a change of network clears the hash table, and ``cardinal bench --evalfile``."""
+"""The NNUE network inside the search (search.core, search.driver): the accumulator stack the
+search's make and null move keep per ply equals a full refresh at every node of search-like walks
+(one stack per thread), the network's output is the static evaluation (clamped), the search with
+a net is deterministic, without one it is exactly the linear search, a change of network clears
+the hash table, and ``cardinal bench --evalfile``."""
+import random
+
 import numpy as np
 import pytest
 
+from engine.rules import layout as L
+from engine.rules import movegen as G
 from engine.rules.position import Position
 from search import core as C
 from search import nnue as N
-from search.driver import Limits, Searcher
+from search.driver import Limits, Searcher, SearchState
 from search.eval import build_eval
 import variants
 from tests.conftest import VARIANTS
+from tests.test_nnue import _kind, _pick
 
 
 def _net(variant, hidden=32, seed=3):
@@ -26,11 +32,11 @@ def _const_net(variant, cp):
     return N.NnueNet(meta, np.zeros((lay.nin + 1, 8), np.int16), np.zeros(8, np.int16), np.zeros(16, np.int16))
 
 
-def _search(variant, fen=None, depth=5, net=None, verify=False, threads=1, searcher=None):
+def _search(variant, fen=None, depth=5, net=None, threads=1, searcher=None):
     s = searcher or Searcher(16)
     s.threads = threads
     if net is not None or searcher is None:
-        s.set_net(net, verify)
+        s.set_net(net)
     pos = Position.from_fen(fen, variant)
     out = {}
     s.start(pos, Limits(depth=depth), out.update, lambda best, ponder: out.update(best=best))
@@ -42,27 +48,75 @@ def _bench_fens(variant, k=3):
     return list(variants.get(variant).bench_positions)[:k]
 
 
+def _refreshed(net, pos):
+    fresh = N.acc_alloc(net, 1)
+    N.acc_refresh(N.play_net(net), pos.vt, pos.board, pos.st, fresh, 0)
+    return fresh[0]
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_search_accumulator_equals_a_refresh_at_every_evaluated_node(variant):
+def test_the_searchs_make_and_null_move_keep_the_accumulator_equal_to_a_refresh(variant):
+    """A search-like walk (moves and null moves made with the search's own ``_make`` and
+    ``_null_carry`` on a search thread's buffers, taken back, made again, down to deep plies):
+    every node's accumulator row equals a full refresh, and so does the network's output."""
+    rng = random.Random(f"nnue-search-{variant}")
     net = _net(variant)
-    for fen in _bench_fens(variant):
-        out, s = _search(variant, fen, 6, net, verify=True)
-        assert out["nodes"] > 300 and out.get("best")
-        assert s.state.info[C.I_NNUE] == C.NNUE_VERIFY
-        assert s.state.info[C.I_NNUE_BAD] == 0, fen
+    st = SearchState(1)
+    st.use_net(net)
+    acc, ss, ev = st.acc, st.ss, build_eval(variant)
+    assert acc.shape == (C.SS_SIZE, 2, 32)
+    fresh = N.acc_alloc(net, 1)
+    kinds, deepest, nulls = set(), 0, 0
+    for game in range(4):
+        pos = Position.from_fen(None, variant)
+        b, s_, stack, hist, vt, zob = pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob
+        N.acc_refresh(st.net, vt, b, s_, acc, 0)          # as search_root
+        path = []
+        for step in range(500):
+            ply = len(path)
+            N.acc_refresh(st.net, vt, b, s_, fresh, 0)
+            assert np.array_equal(acc[ply], fresh[0]), (pos.fen(), path[-3:])
+            stm = int(s_[L.S_SIDE])
+            assert N.nnue_evaluate(st.net, acc, ply, stm) == N.nnue_evaluate(st.net, fresh, 0, stm)
+            legal = pos.legal_moves()
+            if ply and (not legal or ply >= C.MAX_PLY - 1 or rng.random() < 0.3):
+                if path.pop() == "null":                   # back up: the parent's row is untouched
+                    G.unmake_null(s_, stack)
+                else:
+                    G.unmake_move(b, s_, stack, vt)
+                continue
+            if not legal:
+                break
+            if path[-1:] != ["null"] and not pos.is_check() and rng.random() < 0.15:
+                G.make_null(s_, stack, hist, zob)
+                C._null_carry(ss, np.int64(ply), np.int64(C.NNUE_ON), st.net, acc)
+                path.append("null")
+                nulls += 1
+                continue
+            m = _pick(rng, pos, legal)
+            kinds.add(_kind(pos, m, variant))
+            C._make(b, s_, stack, hist, vt, zob, ev, ss, np.int64(ply), np.int32(m), np.int64(C.NNUE_ON),
+                    st.net, acc)
+            path.append("move")
+            deepest = max(deepest, ply + 1)
+    assert nulls > 20 and deepest > 8
+    assert {"capture", "quiet"} <= kinds, kinds
 
 
-def test_the_verify_check_sees_a_wrong_accumulator_row():
-    pos = Position.from_fen(None, "grand")
-    net = N.play_net(_net("grand"))
-    acc = np.zeros((C.ACC_ROWS, 2, 32), np.int16)
-    info = np.zeros(C.INFO_SIZE, np.int64)
-    N.acc_refresh(net, pos.vt, pos.board, pos.st, acc, 3)
-    C._nnue_verify(pos.board, pos.st, pos.vt, net, acc, info, np.int64(3))
-    assert info[C.I_NNUE_BAD] == 0
-    acc[3, 1, 17] += 1
-    C._nnue_verify(pos.board, pos.st, pos.vt, net, acc, info, np.int64(3))
-    assert info[C.I_NNUE_BAD] == 1
+@pytest.mark.parametrize("variant", ["grand", "chess"])
+def test_a_search_with_a_net_leaves_its_accumulator_rows_right(variant):
+    """After a real search, row 0 (refreshed at the root) and row 1 (the last root move searched,
+    written by ``_make``) equal a refresh: the search evaluates on the stack it is given."""
+    net = _net(variant)
+    fen = _bench_fens(variant)[1]
+    out, s = _search(variant, fen, 6, net)
+    pos = Position.from_fen(fen, variant)
+    acc = s.state.acc
+    assert np.array_equal(acc[0], _refreshed(net, pos))
+    last = int(s.state.ss[0]["current_move"])
+    assert last in pos.legal_moves()
+    pos.push(last)
+    assert np.array_equal(acc[1], _refreshed(net, pos))
 
 
 def test_the_static_eval_is_the_networks_output_clamped():
@@ -103,16 +157,18 @@ def test_use_nnue_off_reproduces_the_linear_search_exactly():
 def test_lazy_smp_with_a_net_keeps_one_accumulator_stack_per_thread():
     variant = "grand"
     pos = Position.from_fen(_bench_fens(variant)[1], variant)
-    out, s = _search(variant, pos.fen(), 8, _net(variant), verify=True, threads=2)
+    net = _net(variant)
+    out, s = _search(variant, pos.fen(), 8, net, threads=2)
     assert out["best"] in pos.legal_moves()
     assert len(out["thread_nodes"]) == 2 and min(out["thread_nodes"]) > 0
     helper = s._helper_states[0]
     assert helper.acc is not s.state.acc and helper.acc.shape == s.state.acc.shape
-    assert helper.info[C.I_NNUE] == C.NNUE_VERIFY
-    assert s.state.info[C.I_NNUE_BAD] == 0 and helper.info[C.I_NNUE_BAD] == 0
-    # the same search again: consistent (a legal move, every node's accumulator right)
+    assert helper.info[C.I_NNUE] == C.NNUE_ON
+    for stack in (s.state.acc, helper.acc):          # each thread refreshed its own root row
+        assert np.array_equal(stack[0], _refreshed(net, pos))
+    # the same search again: consistent (a legal move from a real search)
     out2, s = _search(variant, pos.fen(), 8, searcher=s, threads=2)
-    assert out2["best"] in pos.legal_moves() and helper.info[C.I_NNUE_BAD] == 0
+    assert out2["best"] in pos.legal_moves() and out2["depth"] == 8
 
 
 def test_changing_the_net_clears_the_hash_table():
