@@ -7,6 +7,10 @@ hash (16 MiB), single-threaded, and prints a line per variant, then the totals
 it changes only when the search or evaluation changes (quote it as ``Bench: N``
 in commit messages of functional changes).
 
+``--evalfile FILE`` evaluates with that NNUE network file (:mod:`search.nnue`) instead of the
+linear evaluation, on the net's variant (``--variant`` may only name that one): its node count is
+not the signature, and with ``--compare-fsf`` it gives the network's speed.
+
 ``--stop-latency N`` instead measures how fast a search obeys ``stop()``: N
 infinite searches (positions cycled over all variants) are stopped after
 200-400 ms, and the time from ``stop()`` to ``on_done`` is reported (ms).
@@ -44,11 +48,12 @@ import variants as _variants
 POSITIONS = {name: list(v.bench_positions) for name, v in _variants.VARIANTS.items()}
 
 
-def bench_variant(variant: str, depth: int, verbose: bool = False):
-    """Search every bench position of ``variant`` to ``depth``; returns (nodes, seconds)."""
+def bench_variant(variant: str, depth: int, verbose: bool = False, net=None):
+    """Search every bench position of ``variant`` to ``depth`` (with the NNUE network ``net``,
+    if given); returns (nodes, seconds)."""
     total, secs = 0, 0.0
     for fen in POSITIONS[variant]:
-        last = cardinal_position(variant, fen, depth)
+        last = cardinal_position(variant, fen, depth, net)
         secs += last["seconds"]
         total += last.get("nodes", 0)
         if verbose:
@@ -56,13 +61,15 @@ def bench_variant(variant: str, depth: int, verbose: bool = False):
     return total, secs
 
 
-def cardinal_position(variant: str, fen: str | None, depth: int) -> dict:
+def cardinal_position(variant: str, fen: str | None, depth: int, net=None) -> dict:
     """Cardinal on one position to ``depth`` with a fresh 16 MiB hash, history and killers
-    (deterministic node counts): its last info dict, plus ``seconds`` (wall time around the
-    whole search) and ``fen``."""
+    (deterministic node counts), evaluating with the NNUE network ``net`` if given: its last
+    info dict, plus ``seconds`` (wall time around the whole search) and ``fen``."""
     from engine.rules.position import Position
     from search.driver import Searcher, Limits
     s = Searcher(16)
+    if net is not None:
+        s.set_net(net)
     pos = Position.from_fen(fen, variant)
     last = {}
     t0 = time.perf_counter()
@@ -84,7 +91,7 @@ def fsf_position(eng, variant: str, fen: str | None, depth: int) -> tuple[int, f
     return infos[-1]["nodes"], infos[-1]["time"] / 1000.0
 
 
-def compare_fsf(variant: str, depth: int, exe: str, rounds: int = 1):
+def compare_fsf(variant: str, depth: int, exe: str, rounds: int = 1, net=None):
     """Both engines on every bench position of ``variant``, taking turns position by position
     (who goes first alternates), ``rounds`` times over.
 
@@ -101,9 +108,9 @@ def compare_fsf(variant: str, depth: int, exe: str, rounds: int = 1):
             for fen in POSITIONS[variant]:
                 if k % 2:
                     fn_, fs_ = fsf_position(eng, variant, fen, depth)
-                    mine = cardinal_position(variant, fen, depth)
+                    mine = cardinal_position(variant, fen, depth, net)
                 else:
-                    mine = cardinal_position(variant, fen, depth)
+                    mine = cardinal_position(variant, fen, depth, net)
                     fn_, fs_ = fsf_position(eng, variant, fen, depth)
                 k += 1
                 cn, cs, fn, fs = cn + mine.get("nodes", 0), cs + mine["seconds"], fn + fn_, fs + fs_
@@ -172,6 +179,8 @@ def main(argv, epilog: str | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=1,
                     help="with --compare-fsf: repeat the interleaved comparison K times (default 1)")
     ap.add_argument("--verbose", action="store_true", help="per-position lines on stderr")
+    ap.add_argument("--evalfile", metavar="FILE", default=None,
+                    help="evaluate with this NNUE network file (on its variant; not the signature)")
     ap.add_argument("--stop-latency", type=int, metavar="N", default=0,
                     help="measure stop() -> bestmove latency over N infinite searches instead")
     a = ap.parse_args(argv)
@@ -186,6 +195,15 @@ def main(argv, epilog: str | None = None) -> int:
             return 2
     else:
         names = list(_variants.names())
+    net = None
+    if a.evalfile is not None:
+        from search import nnue as N
+        try:
+            net = N.read_net(a.evalfile, names[0] if a.variant else None)
+        except N.NnueError as e:
+            print(f"error: --evalfile: {e}", file=sys.stderr)
+            return 2
+        names = [N.read_variant(a.evalfile)] if not a.variant else names
     if a.depth < 1 or a.depth > 60:
         print("error: depth must be 1..60", file=sys.stderr)
         return 2
@@ -212,7 +230,7 @@ def main(argv, epilog: str | None = None) -> int:
     failed = False
     for v in names:
         c0 = time.process_time()
-        n, t = bench_variant(v, a.depth, a.verbose)
+        n, t = bench_variant(v, a.depth, a.verbose, net)
         cpu = time.process_time() - c0   # CPU seconds: a fairer speed figure on a busy machine
         if v in _variants.BENCH_SIGNATURE:
             total += n
@@ -221,10 +239,12 @@ def main(argv, epilog: str | None = None) -> int:
               f"  (per CPU second {n / max(cpu, 1e-9):9.0f})")
         if exe is not None and v in FSF_VARIANTS:
             try:
-                print_comparison(v, a.depth, compare_fsf(v, a.depth, exe, a.rounds))
+                print_comparison(v, a.depth, compare_fsf(v, a.depth, exe, a.rounds, net))
             except (EngineError, Died, NoReply) as e:
                 print(f"error: --compare-fsf: Fairy-Stockfish failed: {e or 'no answer'}", file=sys.stderr)
                 failed = True
+    if net is not None:
+        print(f"(evaluated with the network {a.evalfile}: not the Bench signature)")
     print(f"Nodes searched: {total}")   # the signature: only variants in variants.BENCH_SIGNATURE are added
     print(f"Nodes/second: {int(total / max(secs, 1e-9))}")
     return 1 if failed else 0

@@ -25,6 +25,12 @@ buffer is passed in (see :class:`search.driver.SearchState`):
 * ``excl`` ``int32[8]`` root moves excluded (MultiPV), ``ws`` ``int32[WS_SIZE]`` eval scratch
 * ``prm`` ``int64[N_PARAMS]`` the tunable search constants, read as ``prm[P_<NAME>]``
   (:mod:`search.params`: the names, defaults and ranges; new values need no recompile)
+* ``net`` the NNUE network (a :data:`search.nnue.NnueNet`) and ``acc`` ``int16[SS_SIZE, 2, H]`` its
+  accumulator stack, one row per ply (row ``ply``: the position at ``ply``), one stack per search
+  thread. Used only while ``info[I_NNUE]`` is set (:data:`NNUE_OFF` otherwise: the driver then
+  passes a one-unit dummy net, :func:`search.nnue.dummy_net`, and the search is exactly the
+  linear-evaluation one). One compiled search serves both: the network sits behind a runtime
+  branch in :func:`_make`, :func:`_null_carry` and :func:`_static_eval`.
 
 Beyond the steps in :func:`search`: losing captures (static exchange evaluation,
 :func:`search.movepick._losing_capture`) are ordered after the quiet moves and skipped in quiescence;
@@ -48,6 +54,7 @@ from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal_check
                             unmake_null, in_check, insufficient_material, is_attacked, repetition_floor)
 from engine.rules.checks import gives_check
 from .eval import evaluate_inc, psq_sums, psq_delta
+from .nnue import acc_push, acc_copy, acc_refresh, nnue_evaluate
 from .tt import tt_probe, tt_prefetch, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE
 from .movepick import (ORD_TT, ORD_NOISY, ORD_KILLER2, HIST_MAX, CONT_MAX, SEE_MARGIN, _piece_value, _see_ge,
                        _losing_capture, _cmh_index, _score_noisy, _pick, picker_init, next_move,
@@ -62,7 +69,7 @@ from .params import (P_RFP_DEPTH, P_RFP_MARGIN, P_NULL_MIN_DEPTH, P_NULL_R_BASE,
 # The buffers of one search, passed to every node as one argument (numba passes a namedtuple
 # of arrays like separate arguments; shapes and dtypes in the module docstring).
 SearchCtx = namedtuple("SearchCtx", "board st stack hist vt zob tt ev moves scores pv pvlen ss hist_h "
-                                    "info stop excl ws cont counter capt prm")
+                                    "info stop excl ws cont counter capt prm net acc")
 
 MAX_PLY = 100            # deepest search ply (PV table and move buffers are sized by it)
 MATE = 30000             # mate score at the root; mate scores are MATE - plies
@@ -79,7 +86,13 @@ INF = 32000
  I_MAXPLY,       # deepest ply allowed (in: MAX_PLY, or less when the game history is nearly full)
  I_NEXCL,        # number of excluded root moves in excl (in, MultiPV)
  I_ROOTDEPTH,    # depth of the current iteration (set by search_root)
- INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1)
+ I_NNUE,         # the static evaluation: NNUE_OFF (linear) or NNUE_ON (the network) (in)
+ INFO_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
+
+NNUE_OFF = 0             # info[I_NNUE]: the linear evaluation (search.eval)
+NNUE_ON = 1              # the network (ctx.net, accumulators in ctx.acc)
+NNUE_EVAL_MAX = 20000    # the network's output is clamped to +-this: well inside the mate scores
+                         # (MATE_BOUND) and the TT's int16 eval field
 
 # The search stack (Stockfish's ``Stack``, search.h): one record per ply of the current line,
 # ``ss[ply]``, written by the node at ``ply`` (search(), past its TT cutoff), except the psq sums,
@@ -192,12 +205,18 @@ def _bound(best, orig_alpha, beta):
 
 
 @njit(cache=True, nogil=True)
-def _static_eval(board, st, vt, ev, ws, tt, ti, ss, ply):
-    """Static evaluation (centipawns, side to move), from the TT slot ``ti`` when it caches one,
-    with the material + piece-square sums kept in the search stack ``ss`` (:func:`_make`).
-    The single call site of the evaluation keeps the compiled code (and compile time) small."""
+def _static_eval(board, st, vt, ev, ws, tt, ti, ss, ply, info, net, acc):
+    """Static evaluation (centipawns, side to move), from the TT slot ``ti`` when it caches one;
+    else the network's output from accumulator row ``ply`` (``info[I_NNUE]`` set; clamped to
+    +-NNUE_EVAL_MAX) or the linear evaluation with the material + piece-square sums kept in the
+    search stack ``ss`` (:func:`_make`). The single call site of the evaluation keeps the
+    compiled code (and compile time) small."""
+    nn = info[I_NNUE]
     if ti >= 0 and tt[nowrap(ti)].eval != EVAL_NONE:
         return np.int64(tt[nowrap(ti)].eval)
+    if nn != NNUE_OFF:
+        v = nnue_evaluate(net, acc, ply, st[S_SIDE])
+        return max(-NNUE_EVAL_MAX, min(NNUE_EVAL_MAX, v))
     return evaluate_inc(board, st, vt, ev, ws, ss[nowrap(ply)].psq_mg, ss[nowrap(ply)].psq_eg)
 
 
@@ -217,13 +236,29 @@ def _tt_refined(tt, ti, static, ply, r50):
 
 
 @njit(cache=True, nogil=True)
-def _make(board, st, stack, hist, vt, zob, ev, ss, ply, m):
-    """make_move, carrying the material + piece-square sums from ``ply`` to ``ply + 1``
-    (incremental: :func:`search.eval.psq_delta` of the move, before it is made)."""
-    dmg, deg = psq_delta(board, st, vt, ev, m)
-    ss[nowrap(ply + 1)].psq_mg = ss[nowrap(ply)].psq_mg + dmg
-    ss[nowrap(ply + 1)].psq_eg = ss[nowrap(ply)].psq_eg + deg
+def _make(board, st, stack, hist, vt, zob, ev, ss, ply, m, nn, net, acc):
+    """make_move, carrying the evaluation's incremental state from ``ply`` to ``ply + 1``, from the
+    move before it is made: with the network (``nn``, info[I_NNUE] != NNUE_OFF) the accumulator
+    row (:func:`search.nnue.acc_push`), else the material + piece-square sums
+    (:func:`search.eval.psq_delta`)."""
+    if nn != NNUE_OFF:
+        acc_push(net, vt, board, st, acc, ply, m)
+    else:
+        dmg, deg = psq_delta(board, st, vt, ev, m)
+        ss[nowrap(ply + 1)].psq_mg = ss[nowrap(ply)].psq_mg + dmg
+        ss[nowrap(ply + 1)].psq_eg = ss[nowrap(ply)].psq_eg + deg
     make_move(board, st, stack, hist, vt, zob, m)
+
+
+@njit(cache=True, nogil=True)
+def _null_carry(ss, ply, nn, net, acc):
+    """The null move's :func:`_make` part: the evaluation's incremental state of ``ply`` carried
+    to ``ply + 1`` unchanged (the accumulator row, or the material + piece-square sums)."""
+    if nn != NNUE_OFF:
+        acc_copy(net, acc, ply, ply + 1)
+    else:
+        ss[nowrap(ply + 1)].psq_mg = ss[nowrap(ply)].psq_mg
+        ss[nowrap(ply + 1)].psq_eg = ss[nowrap(ply)].psq_eg
 
 
 @njit(cache=True, nogil=True)
@@ -352,7 +387,7 @@ def qsearch(c, alpha, beta, ply, incheck):
     ``incheck``: 1/0 if the caller knows whether the side to move is in check (the parent's
     ``gives_check`` of the move just made), -1 to have it computed here."""
     board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ss, hist_h, info, stop, excl, ws, \
-        cont, counter, capt, prm = c
+        cont, counter, capt, prm, net, acc = c
     relay = (vt[V_FLAGS] & VF_RELAY) != 0
     if _tick(info, stop):
         return 0
@@ -370,7 +405,7 @@ def qsearch(c, alpha, beta, ply, incheck):
             return s
     # one call site each for _static_eval and gen_legal_checked keeps the compiled code (and compile time) small
     check = in_check(board, st, vt) if incheck < 0 else incheck != 0
-    static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, ss, ply)
+    static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, ss, ply, info, net, acc)
     if ply >= info[I_MAXPLY] - 1:
         return 0 if check else static
     stand = static
@@ -404,7 +439,7 @@ def qsearch(c, alpha, beta, ply, incheck):
                 continue
         # the child's "in check", known before the move without relays (cheaper than in_check there)
         gchk = np.int64(-1) if relay else np.int64(1 if gives_check(board, st, stack, hist, vt, zob, m) else 0)
-        _make(board, st, stack, hist, vt, zob, ev, ss, ply, m)
+        _make(board, st, stack, hist, vt, zob, ev, ss, ply, m, info[I_NNUE], net, acc)
         tt_prefetch(tt, st[S_HASH])   # the child probes this bucket first
         sc = -qsearch(c, -beta, -alpha, ply + 1, gchk)
         unmake_move(board, st, stack, vt)
@@ -444,7 +479,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     variables): a literal would make numba compile, and cache, extra recursive
     specialisations, which crashed on reload from the cache."""
     board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ss, hist_h, info, stop, excl, ws, \
-        cont, counter, capt, prm = c
+        cont, counter, capt, prm, net, acc = c
     pvlen[nowrap(ply)] = ply
     if depth <= 0:
         return qsearch(c, alpha, beta, ply, incheck)
@@ -487,7 +522,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     ss[nowrap(ply)].in_check = check
     us = st[S_SIDE]
     # Step 3. Static evaluation
-    static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, ss, ply)
+    static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, ss, ply, info, net, acc)
     ss[nowrap(ply)].static_eval = static
     # "improving": the static eval rose since our previous move (two plies up); if not, the
     # position is drifting and pruning/reductions below can be bolder
@@ -512,8 +547,7 @@ def search(c, alpha, beta, depth, ply, incheck):
         tt_prefetch(tt, st[S_HASH])   # the child probes this bucket first
         ss[nowrap(ply)].current_move = 0
         ss[nowrap(ply)].cmh = -1
-        ss[nowrap(ply + 1)].psq_mg = ss[nowrap(ply)].psq_mg
-        ss[nowrap(ply + 1)].psq_eg = ss[nowrap(ply)].psq_eg
+        _null_carry(ss, ply, info[I_NNUE], net, acc)
         sc = -search(c, -beta, -beta + 1, depth - 1 - r, ply + 1, np.int64(0))
         unmake_null(st, stack)
         if info[I_ABORT] != 0:
@@ -603,7 +637,7 @@ def search(c, alpha, beta, depth, ply, incheck):
                 elif sbeta >= beta:
                     return sbeta
         gchk = np.int64(1 if gives else 0)     # the child's "in check"
-        _make(board, st, stack, hist, vt, zob, ev, ss, ply, m)
+        _make(board, st, stack, hist, vt, zob, ev, ss, ply, m, info[I_NNUE], net, acc)
         tt_prefetch(tt, st[S_HASH])   # the child probes this bucket first
         ss[nowrap(ply)].current_move = m
         ss[nowrap(ply)].cmh = _cmh_index(pc, to)
@@ -680,7 +714,10 @@ def search_root(c, alpha, beta, depth):
     info[I_ABORT] = 0
     info[I_ROOTPLY] = c.st[S_PLY]
     info[I_ROOTDEPTH] = depth
-    mg, eg = psq_sums(c.board, c.st, c.vt, c.ev)
-    c.ss[0].psq_mg = mg
-    c.ss[0].psq_eg = eg
+    if info[I_NNUE] != NNUE_OFF:
+        acc_refresh(c.net, c.vt, c.board, c.st, c.acc, 0)
+    else:
+        mg, eg = psq_sums(c.board, c.st, c.vt, c.ev)
+        c.ss[0].psq_mg = mg
+        c.ss[0].psq_eg = eg
     return search(c, alpha, beta, depth, np.int64(0), np.int64(-1))

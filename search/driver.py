@@ -13,9 +13,9 @@ Lazy SMP (:attr:`Searcher.threads` > 1, UCI ``Threads``, XBoard ``cores``): the
 worker is search thread 0, the main thread; it runs the iterative deepening,
 aspiration windows, ``info`` output and time management below and alone decides
 the best move. ``threads - 1`` helper threads search the same root position, each
-on its own copy of the position and with its own buffers (a :class:`SearchState`
-that shares only the transposition table ``tt`` and the ``stop`` flag with the
-main thread's), in their own iterative deepening loop over the depths that
+on its own copy of the position and with its own buffers (a :class:`SearchState`,
+its NNUE accumulator stack included, that shares only the transposition table
+``tt`` and the ``stop`` flag with the main thread's), in their own iterative deepening loop over the depths that
 :func:`helper_skips` leaves them (Stockfish's skip pattern: with two threads
 the helper searches every other depth), until the stop flag is set. They help
 only through the shared TT: their results fill it with cutoffs and move hints
@@ -28,6 +28,11 @@ thread gets ``N`` as its own limit, and the threads count their nodes into the s
 per thread, however busy the machine; see ``search.core._tick``). With one thread nothing
 of this runs: the search is exactly the single-threaded one (``cardinal bench``
 is single-threaded).
+
+The evaluation: the linear one (:mod:`search.eval`), or the NNUE network set by
+:meth:`Searcher.set_net` (:mod:`search.nnue`; the same compiled search, switched by
+``info[I_NNUE]``); a change of network clears the hash table, whose entries cache
+static evaluations.
 
 Races, on purpose: TT entries are written field by field without a lock, so a
 thread can read an entry another thread is writing (a torn entry: the key of
@@ -56,6 +61,7 @@ from .core import SearchCtx, search_root
 from .eval import build_eval, WS_SIZE
 from . import params as P
 from . import skill as SK
+from . import nnue as N
 from .limits import Limits, MAX_DEPTH  # noqa: F401  (re-exported: search.driver.Limits is the public name)
 from .timeman import allocate, next_iteration_ok, CHANGE_DECAY, MOVE_OVERHEAD_DEFAULT
 from .tt import HASH_MIN_MB, HASH_MAX_MB, hashfull, tt_alloc
@@ -89,6 +95,9 @@ class SearchState:
         self.excl = np.zeros(8, dtype=np.int32)
         self.ws = np.zeros(WS_SIZE, dtype=np.int32)
         self.gen = 0
+        self.net = N.dummy_net()     # the NNUE network and its accumulator stack (search.core)
+        self.acc = np.zeros((C.SS_SIZE, 2, 1), dtype=np.int16)
+        self.nnue = C.NNUE_OFF       # info[I_NNUE] of the searches on these buffers
         self.use_params(_DEFAULT_PARAMS.values(None), _DEFAULT_PARAMS.arrays(None))
 
     def use_params(self, values: dict, arrays) -> None:
@@ -96,6 +105,18 @@ class SearchState:
         array ``prm`` (:meth:`search.params.Params.arrays`; shared, never written)."""
         self.prm = arrays
         self.asp_delta = int(values["ASP_DELTA"])
+
+    def use_net(self, net) -> None:
+        """Evaluate with ``net`` (a :data:`search.nnue.NnueNet`; ``None``: the linear evaluation)
+        from the next iteration on (the TT's cached evaluations are the caller's to clear)."""
+        if net is None:
+            self.net, self.nnue = N.dummy_net(), C.NNUE_OFF
+            return
+        self.net = N.play_net(net)
+        self.nnue = C.NNUE_ON
+        shape = (C.SS_SIZE, 2, int(self.net.meta[N.M_H]))
+        if self.acc.shape != shape:
+            self.acc = np.zeros(shape, dtype=np.int16)
 
     def clear(self):
         self.tt[:] = np.zeros(1, dtype=self.tt.dtype)
@@ -115,10 +136,12 @@ class SearchState:
         return SearchCtx(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
                          self.moves, self.scores, self.pv, self.pvlen, self.ss, self.hist_h,
                          self.info, self.stop, self.excl, self.ws, self.cont, self.counter, self.capt,
-                         self.prm)
+                         self.prm, self.net, self.acc)
 
     def iterate(self, pos, ev, alpha: int, beta: int, depth: int) -> int:
-        """One numba iteration on ``pos`` (its arrays are modified and restored)."""
+        """One numba iteration on ``pos`` (its arrays are modified and restored), with the
+        evaluation chosen by :meth:`use_net`."""
+        self.info[C.I_NNUE] = self.nnue
         return int(search_root(self.ctx(pos, ev), alpha, beta, depth))
 
     def aspiration(self, pos, ev, d: int, prev: int, on_bound=None):
@@ -199,6 +222,7 @@ class Searcher:
         self._helpers = []             # (thread, state) of the running (or last) search's helpers
         self._last_score = None        # the last move's root score (time management), None after ucinewgame
         self.params = P.Params()       # the tunable constants (search.params): defaults, variant files, set()
+        self._net = None               # the NNUE network the searches evaluate with (None: the linear evaluation)
         if not HASH_MIN_MB <= hash_mb <= HASH_MAX_MB:
             raise ValueError(f"hash size {hash_mb!r} MiB out of range {HASH_MIN_MB}..{HASH_MAX_MB}")
 
@@ -231,6 +255,24 @@ class Searcher:
             self._state.tt = tt
         for h in self._helper_states:   # (no reference to the old table may keep it alive)
             h.tt = tt
+
+    @property
+    def net(self):
+        """The NNUE network of the searches (a :data:`search.nnue.NnueNet`), ``None`` for the
+        linear evaluation."""
+        return self._net
+
+    def set_net(self, net) -> None:
+        """Search with the network ``net`` (``None``: the linear evaluation) from the next search
+        on, a net for the variant of the positions searched (the caller checks: ``read_net``
+        with the variant). A change of network clears the hash table, which caches static
+        evaluations. Waits for a running search."""
+        self.stop()
+        self.wait()
+        changed = net is not self._net
+        self._net = net
+        if changed:
+            self.clear_hash()
 
     def clear_hash(self) -> None:
         """Empty the TT, history and killers (UCI ``ucinewgame``)."""
@@ -388,6 +430,7 @@ class Searcher:
                 h.info[k] = st.info[k]
             h.ss[:] = 0             # the search stack, killers included
             h.hist_h //= 2
+            h.use_net(self._net)     # its own accumulator stack
             t = threading.Thread(target=self._helper_run, args=(idx, h, pos.copy(), ev, maxd),
                                  name=f"cardinal-helper-{idx}", daemon=True)
             helpers.append((t, h))
@@ -473,6 +516,7 @@ class Searcher:
         ev = build_eval(pos.variant.name)
         tuned = self.params.values(pos.variant.name)
         st.use_params(tuned, self.params.arrays(pos.variant.name))
+        st.use_net(self._net)
         st.gen = (st.gen + 1) & 63
         info = st.info
         info[:] = 0

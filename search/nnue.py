@@ -345,6 +345,28 @@ def nnue_evaluate(net, acc, row, stm):
 
 # ---------------------------------------------------------------- Python side
 
+def dummy_net() -> NnueNet:
+    """A one-unit network of zeros: what the search is given while it evaluates without a
+    network (the same numba types as a real net's, so one compiled search serves both)."""
+    meta = np.zeros(M_SIZE, dtype=np.int64)
+    meta[M_H] = 1
+    meta[M_DIV] = 1
+    return NnueNet(meta, np.zeros((1, 1), np.int16), np.zeros(1, np.int16), np.zeros(2, np.int16))
+
+
+def play_net(net: NnueNet) -> NnueNet:
+    """``net`` with every array C-contiguous and writeable, as the compiled search takes them
+    (a read-only or strided array would be another numba type: another compile)."""
+    return NnueNet(*(np.require(a, dtype=d, requirements=("C", "W"))
+                     for a, d in zip(net, (np.int64, np.int16, np.int16, np.int16))))
+
+
+def net_summary(net: NnueNet) -> str:
+    """``1600x64 crelu``: inputs, hidden width and activation of ``net`` (for messages)."""
+    m = net.meta
+    return f"{int(m[M_NIN])}x{int(m[M_H])} {ACT_NAMES[int(m[M_ACT])]}"
+
+
 def acc_alloc(net: NnueNet, rows: int) -> np.ndarray:
     """A zeroed accumulator stack ``int16[rows, 2, H]`` (one per search thread)."""
     return np.zeros((rows, 2, int(net.meta[M_H])), dtype=np.int16)
@@ -578,6 +600,15 @@ def parse_net(data: bytes, variant: str | None = None, path: str = "<bytes>") ->
     if why:
         raise fail(why)
     return NnueNet(make_meta(lay, H, act, scale, qa, qb, ob), ftw, ftb, ow)
+
+
+def read_variant(path: str) -> str:
+    """The canonical name of the variant a network file (that :func:`read_net` accepts) is for."""
+    with open(path, "rb") as fh:
+        head = fh.read(len(MAGIC) + 6 + 0xFFFF)
+    off = len(MAGIC) + 4
+    (n,) = struct.unpack("<H", head[off:off + 2])
+    return input_layout(head[off + 2:off + 2 + n].decode("utf-8")).variant
 
 
 def net_path(variant: str) -> str:

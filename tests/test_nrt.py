@@ -132,7 +132,7 @@ HOT_KERNELS = [("engine.rules.movegen", ("is_attacked", "gen_pseudo", "gen_squar
                ("engine.rules.checks", ("gives_check", "_gives_check_lines")),
                ("search.eval", ("_eval_core", "psq_delta", "_mark_checks", "_slider_zone")),
                ("search.tt", ("tt_probe", "tt_store")),
-               ("search.core", ("_make",)),
+               ("search.core", ("_make", "_static_eval")),
                ("search.movepick", ("picker_init", "next_move", "_generate", "_score_moves", "_pick")),
                ("search.nnue", ("_apply", "acc_refresh", "nnue_evaluate", "move_changes", "acc_copy"))]
 

@@ -668,3 +668,65 @@ def test_search_waits_for_the_compile_when_the_clock_allows(monkeypatch):
     lim = made[0].started[0]
     assert lim.wtime < 600000 and lim.btime == 600000    # the wait is taken off the engine's clock
     assert lines[-1].startswith("bestmove ")
+
+
+# ---------------------------------------------------------------- NNUE options
+def _nnue_files(tmp_path):
+    from search import nnue as N
+    good = str(tmp_path / "grand.nnue")
+    N.write_net(good, N.quantize(N.FloatNet.random("grand", 16, seed=5)), "grand")
+    chess = str(tmp_path / "chess.nnue")
+    N.write_net(chess, N.quantize(N.FloatNet.random("chess", 16, seed=5)), "chess")
+    cut = str(tmp_path / "cut.nnue")
+    with open(good, "rb") as fh, open(cut, "wb") as out:
+        out.write(fh.read()[:5000])
+    return good, chess, cut, str(tmp_path / "missing.nnue")
+
+
+def test_use_nnue_and_evalfile(eng, tmp_path):
+    e = eng
+    e.send("uci")
+    opts = e.expect("uciok", 30)
+    assert "option name Use NNUE type check default false" in opts
+    assert "option name EvalFile type string default <default>" in opts
+    good, chess, cut, missing = _nnue_files(tmp_path)
+    e.send("setoption name UCI_Variant value grand", "ucinewgame", "position startpos",
+           "setoption name Use NNUE value true")
+    # no shipped grand net: a note, the linear evaluation
+    assert sync(e)[:-1] == ["info string no network for grand (" + f"{ROOT}/variants/weights/grand.nnue" +
+                            "): the linear evaluation"]
+    # each unusable file: one error line at the next isready, the linear evaluation, the engine works on
+    for path, why in ((missing, "no such network file"), (cut, r"truncated network file \(5000 bytes.*\)"),
+                      (chess, "a network for chess, not grand")):
+        e.send(f"setoption name EvalFile value {path}")
+        lines = sync(e)
+        assert len(lines) == 2 and re.fullmatch(f"info string error: {re.escape(path)}: {why}; using the linear "
+                                                 "evaluation", lines[0]), lines
+        assert sync(e) == ["readyok"]          # said once, not at every isready
+        e.send("go depth 3")
+        lines = e.expect(r"bestmove .*", 30)
+        assert bestmove(lines)[0] in legal("grand", None, []) and not any("error" in ln for ln in lines)
+    e.send("eval")
+    lines = e.expect(r"info string eval .*", 10)
+    e.send("setoption name EvalFile value " + good)
+    assert sync(e)[:-1] == [f"info string NNUE evaluation using {good} (grand, 1600x16 crelu)"]
+    e.send("eval")
+    lines = e.expect(r"info string NNUE eval .*", 10)
+    from engine.rules.position import Position
+    from search import nnue as N
+    cp = N.evaluate_position(N.read_net(good, "grand"), Position.from_fen(None, "grand"))
+    assert lines[-1] == (f"info string NNUE eval {cp} cp for the side to move (white); {cp:+d} cp for white "
+                         f"(network {good}, 1600x16 crelu; the search uses it)")
+    assert re.fullmatch(r"info string eval -?\d+ cp .*", lines[-2])       # the linear terms before it
+    e.send("go depth 4")
+    lines = e.expect(r"bestmove .*", 30)
+    assert bestmove(lines)[0] in legal("grand", None, [])
+    e.send("setoption name Use NNUE value false")
+    assert sync(e) == ["readyok"]
+    e.send("eval")
+    lines = sync(e)
+    assert any(ln.startswith("info string eval ") for ln in lines) and not any("NNUE" in ln for ln in lines)
+    e.send("setoption name Use NNUE value maybe")
+    e.expect(r"info string error: setoption Use NNUE: value must be true or false.*", 10)
+    e.send("setoption name EvalFile value <default>", "setoption name UCI_Variant value chess", "ucinewgame")
+    assert sync(e) == ["readyok"]

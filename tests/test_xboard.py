@@ -85,6 +85,7 @@ def test_features():
     assert all(ln.startswith('feature option="') for ln in lines[2:-1])
     assert any("Move Overhead -spin" in ln for ln in lines)
     assert any("MultiPV -spin 1 1 5" in ln for ln in lines)
+    assert 'feature option="Use NNUE -check 0"' in lines and 'feature option="EvalFile -file <default>"' in lines
     e.send("accepted done", "accepted ping", "rejected analyze", "ping 5")
     assert e.expect("pong 5", READY_TIMEOUT) == ["pong 5"]
     e.send("quit")
@@ -428,3 +429,22 @@ def test_knightrelay_usermove_into_relayed_check_from_cutechess(eng):
     assert lines[-1] == "move d6e8"
     e.send("force")
     sync(e)
+
+
+def test_nnue_options(eng, tmp_path):
+    from search import nnue as N
+    e = eng
+    good = str(tmp_path / "grand.nnue")
+    N.write_net(good, N.quantize(N.FloatNet.random("grand", 16, seed=5)), "grand")
+    e.send("new", "variant grand", "force", "option Use NNUE=1", f"option EvalFile={tmp_path}/none.nnue")
+    lines = sync(e)
+    assert lines[:-1] == [f"# error: {tmp_path}/none.nnue: no such network file; using the linear evaluation"]
+    e.send(f"option EvalFile={good}")
+    assert sync(e)[:-1] == [f"# NNUE evaluation using {good} (grand, 1600x16 crelu)"]
+    e.send("sd 3", "go")
+    lines = e.expect(r"move .*", 30)
+    assert move_of(lines) in legal_cecp("grand", None, [])
+    e.send("option Use NNUE=2")
+    e.expect(r"Error \(bad option value\): option Use NNUE=2", 5)
+    e.send("option Use NNUE=0", "option EvalFile=<default>", "new")
+    assert sync(e)[:-1] == []

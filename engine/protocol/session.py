@@ -3,8 +3,16 @@
 :class:`Backend` owns the :class:`search.driver.Searcher` (built lazily in a
 warm-up thread, so nothing heavy is imported before the protocol's first
 answer) and the engine options (Hash in MiB, Move Overhead in ms, MultiPV,
-Clear Hash, Threads). Options set while a search runs are applied when the next search
-starts, so the worker never sees a hash table resized under it.
+Clear Hash, Threads, Use NNUE, EvalFile). Options set while a search runs are applied when the
+next search starts, so the worker never sees a hash table resized under it.
+
+The NNUE network (:meth:`Backend.select_net`) is chosen for the variant being played when the
+GUI asks whether the engine is ready (``isready``, ``ping``) and when a search starts: with
+``Use NNUE`` on, the file ``EvalFile`` names, or by default the variant's shipped net
+``variants/weights/<variant>.nnue`` (a variant without one keeps the linear evaluation, with a
+note). A file that cannot be used (missing, truncated, corrupt, made for another variant) is
+one error line and the linear evaluation; it is read again only when an option or the variant
+changes. A change of network clears the hash table (it caches static evaluations).
 
 Warm-up runs in two steps, each ending in an event:
 
@@ -64,6 +72,9 @@ STOP_TIMEOUT = 10.0   # s to wait for on_done after stop() before giving up on a
 HANDSHAKE_WAIT = 28.0   # s from the start, at most, that a cold start holds uciok / done=1 (Cute Chess: 35 s)
 PING_WAIT = 10.0        # s, at most, that readyok / pong waits for a compiling search (Cute Chess: 15 s)
 COMPILE_WAIT_SHARE = 0.5   # share of a move's time budget a search may wait for the compile to end
+USE_NNUE_DEFAULT = False   # no variant's network has passed its SPRT yet
+EVALFILE_DEFAULT = "<default>"   # EvalFile: the variant's shipped net, variants/weights/<variant>.nnue
+_EVALFILE_DEFAULTS = ("", EVALFILE_DEFAULT, "<empty>")   # values that mean the default (<empty>: Stockfish's)
 
 
 def canonical_variant(name: str) -> str | None:
@@ -105,6 +116,12 @@ class Backend:
         self.threads = THREADS_DEFAULT
         self.params: dict = {}          # tunable search constants set (name: value), applied at the next search
         self._params_changed = False
+        self.use_nnue = USE_NNUE_DEFAULT
+        self.eval_file = EVALFILE_DEFAULT
+        self.net = None                 # the network chosen by select_net (None: the linear evaluation)
+        self.net_path = None            # ... and the file it came from
+        self._net_key = None            # (use_nnue, eval_file, variant, _net_gen) of that choice
+        self._net_gen = 0               # bumped by set_eval_file: the same file is read again
         self._applied_hash = None
         self._clear_pending = False
         self.t_start = time.monotonic()
@@ -225,17 +242,54 @@ class Backend:
             self.ready.wait(max(0.0, HANDSHAKE_WAIT - (time.monotonic() - self.t_start)))
 
     # ------------------------------------------------------------ options
+    def set_eval_file(self, value) -> None:
+        """The ``EvalFile`` option: a network file's path (``None``, empty, ``<default>`` or
+        ``<empty>``: the variant's shipped net). Read at the next ``isready``/``ping`` or search."""
+        v = (value or "").strip()
+        self.eval_file = EVALFILE_DEFAULT if v in _EVALFILE_DEFAULTS else v
+        self._net_gen += 1
+
+    def select_net(self, variant: str) -> None:
+        """Choose the network for ``variant`` (see the module docstring) unless nothing changed
+        since the last choice; a note or one error line says what happened. Applied to the
+        searcher at the next search start (:meth:`_apply_options`)."""
+        key = (self.use_nnue, self.eval_file, variant, self._net_gen)
+        if key == self._net_key:
+            return
+        self._net_key = key
+        self.net, self.net_path = None, None
+        if not self.use_nnue:
+            return
+        try:
+            from search import nnue as N   # lazy, for start-up speed: numpy and numba
+            default = self.eval_file == EVALFILE_DEFAULT
+            path = N.net_path(variant) if default else os.path.expanduser(self.eval_file)
+            if default and not os.path.exists(path):
+                self.out_note(f"no network for {variant} ({path}): the linear evaluation")
+                return
+            self.net = N.read_net(path, variant)
+            self.net_path = path
+            self.out_note(f"NNUE evaluation using {path} ({variant}, {N.net_summary(self.net)})")
+        except Exception as e:   # NnueError is one line naming the file; anything else too
+            self.net = None
+            if not isinstance(e, ValueError):
+                log_exception("loading the network")
+            self.out_error(f"{e}; using the linear evaluation")
+
     def request_clear(self) -> None:
         """Clear the hash table before the next search (ucinewgame, Clear Hash, new)."""
         self._clear_pending = True
 
-    def apply_pending(self) -> None:
-        """Resize/clear the hash now if a change is pending and no search runs.
+    def apply_pending(self, variant: str | None = None) -> None:
+        """Resize/clear the hash now if a change is pending and no search runs; with
+        ``variant``, choose its network first (:meth:`select_net`).
 
         Called on ``isready``/``ping``/``ucinewgame``/``new``, so that clearing a
-        large table (about 0.5 s per GiB) is not charged to the engine's clock at
-        the next ``go``.
+        large table (about 0.5 s per GiB) or reading a network is not charged to the
+        engine's clock at the next ``go``.
         """
+        if variant is not None:
+            self.select_net(variant)
         s = self.searcher
         if s is None or getattr(s, "running", False):
             return
@@ -257,6 +311,8 @@ class Backend:
         if self._clear_pending:
             s.clear_hash()
             self._clear_pending = False
+        if getattr(s, "net", None) is not self.net and hasattr(s, "set_net"):
+            s.set_net(self.net)      # (a change of network clears the hash table)
         s.multipv = self.multipv
         s.skill_level = self.skill_level
         s.move_overhead = self.move_overhead
@@ -279,6 +335,7 @@ class Backend:
         search worker (the Search API of :class:`search.driver.Searcher`). Without a working
         Searcher, ``on_done`` gets the first legal move at once.
         """
+        self.select_net(pos.variant.name)
         s = self.searcher
         if s is None and not self.ready.is_set():
             # a cold start still compiling the search: wait for it in a thread, then search
@@ -347,6 +404,10 @@ class Backend:
         """Overridden per protocol (UCI: ``info string error``; XBoard: ``# error``)."""
         log(msg)
 
+    def out_note(self, msg: str) -> None:
+        """Overridden per protocol (UCI: ``info string``; XBoard: ``#``)."""
+        log(msg)
+
     def stop(self) -> None:
         self._stop_wait.set()
         if self.searcher is not None:
@@ -390,6 +451,13 @@ def static_eval(pos) -> int:
             v = pos.variant.piece(c).value[0]
             total += v if c.isupper() else -v
         return total if pos.turn == 0 else -total
+
+
+def nnue_eval(net, pos) -> int:
+    """The network's static evaluation of ``pos`` (cp, side to move), clamped as in the search."""
+    from search import nnue as N   # lazy, for start-up speed: numpy and numba
+    from search.core import NNUE_EVAL_MAX
+    return max(-NNUE_EVAL_MAX, min(NNUE_EVAL_MAX, N.evaluate_position(net, pos)))
 
 
 def eval_table(pos) -> list[str]:

@@ -13,16 +13,20 @@ Chess and Fairy-Stockfish send. Implemented:
 * ``setoption name N [value V]``: ``UCI_Variant`` (chess, standard, normal and an empty value = chess,
   grand, knightrelay, capablanca; anything else -> ``info string error: unsupported variant X
   (known: ...)``), ``Hash`` (MiB), ``Threads`` (Lazy SMP search threads, 1..64), ``Move Overhead``
-  (ms), ``Clear Hash``, ``Ponder``, ``MultiPV``, ``Skill Level``. Hash and Threads set during a
-  search apply from the next search on. With the environment variable ``CARDINAL_TUNE=1``, also
-  the search's tunable constants (:mod:`search.params`, spin options named as there, for SPSA):
-  a value set applies from the next search on, without recompiling.
+  (ms), ``Clear Hash``, ``Ponder``, ``MultiPV``, ``Skill Level``, ``Use NNUE`` (check: evaluate with
+  the NNUE network) and ``EvalFile`` (its file; ``<default>``: ``variants/weights/<variant>.nnue``), read
+  at the next ``isready`` or ``go`` (``info string NNUE evaluation using ...``, or one ``info string
+  error`` line and the linear evaluation). Hash and Threads set during a search apply from the next
+  search on. With the environment variable ``CARDINAL_TUNE=1``, also the search's tunable constants
+  (:mod:`search.params`, spin options named as there, for SPSA): a value set applies from the next
+  search on, without recompiling.
 * ``ucinewgame``, ``position startpos|fen F [moves ...]`` (a bad FEN keeps the
   previous position; an illegal move keeps the moves before it, as Stockfish
   does), ``go`` with ``wtime btime winc binc movestogo movetime depth nodes mate
   infinite ponder`` (depth and mate clamped to their range with a warning; if
   every limit was refused, a fixed move time instead of an endless search),
-  ``go perft N`` (Stockfish format), ``stop``, ``ponderhit``, ``quit``; debug ``d`` and ``eval``.
+  ``go perft N`` (Stockfish format), ``stop``, ``ponderhit``, ``quit``; debug ``d`` and ``eval`` (with a
+  network loaded, its output too).
 * Output: ``info depth D seldepth S multipv K score cp X|mate N [lowerbound|upperbound]
   nodes N nps N time T hashfull H pv ...`` (the bound on an aspiration fail-high/low
   in long searches), ``bestmove X [ponder Y]``;
@@ -39,8 +43,8 @@ from engine import __version__
 import variants as _variants
 from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, HASH_DEFAULT, OVERHEAD_MIN,
                       OVERHEAD_MAX, OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, SKILL_MIN, SKILL_MAX, STOP_TIMEOUT,
-                      THREADS_MIN, THREADS_MAX, THREADS_DEFAULT,
-                      board_lines, static_eval, eval_table, sane_move)
+                      THREADS_MIN, THREADS_MAX, THREADS_DEFAULT, USE_NNUE_DEFAULT, EVALFILE_DEFAULT,
+                      board_lines, static_eval, eval_table, nnue_eval, sane_move)
 from .common import clean, log, log_exception
 from search.limits import MAX_DEPTH
 from search import params as _params
@@ -57,6 +61,8 @@ OPTION_LINES = (
     f"option name MultiPV type spin default 1 min {MULTIPV_MIN} max {MULTIPV_MAX}",
     f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min {OVERHEAD_MIN} max {OVERHEAD_MAX}",
     f"option name Skill Level type spin default {SKILL_MAX} min {SKILL_MIN} max {SKILL_MAX}",
+    f"option name Use NNUE type check default {str(USE_NNUE_DEFAULT).lower()}",
+    f"option name EvalFile type string default {EVALFILE_DEFAULT}",
     # Cute Chess switches a reused engine back to orthodox chess with 'standard' only if it is listed.
     "option name UCI_Variant type combo default chess " + " ".join(f"var {n}" for n in _variants.all_names()),
 )
@@ -100,6 +106,7 @@ class UCIHandler:
         self.inp = inp
         self.backend = backend
         backend.out_error = lambda msg: out.send(f"info string error: {clean(msg)}")
+        backend.out_note = lambda msg: out.send(f"info string {clean(msg)}")
         self.variant = "chess"
         self.pos = None               # None = start position of self.variant (built on first use)
         self.ponder_option = False
@@ -191,7 +198,8 @@ class UCIHandler:
             return
         if self.backend.core_error:
             self.error(self.backend.core_error)
-        self.backend.apply_pending()   # a pending hash resize/clear happens now, not inside the next go
+        # a pending hash resize/clear, and reading a network, happen now, not inside the next go
+        self.backend.apply_pending(self.variant)
         self.out.send("readyok")
 
     def cmd_setoption(self, args) -> None:
@@ -228,9 +236,11 @@ class UCIHandler:
         elif key == "clear hash":
             self.backend.request_clear()
         elif key == "ponder":
-            if value is None or value.lower() not in ("true", "false"):
-                raise UCIError(f"setoption Ponder: value must be true or false, not {clean(value, 40)!r}")
-            self.ponder_option = value.lower() == "true"
+            self.ponder_option = _bool_option(name, value)
+        elif key == "use nnue":
+            self.backend.use_nnue = _bool_option(name, value)
+        elif key == "evalfile":
+            self.backend.set_eval_file(value)
         elif _params.tuning_enabled() and name.upper() in _params.BY_NAME:
             try:
                 self.backend.set_param(name.upper(), _params.BY_NAME[name.upper()].check(value))
@@ -434,8 +444,22 @@ class UCIHandler:
             self.out.send(f"info string {line}")
         cp = static_eval(pos)
         white = cp if pos.turn == 0 else -cp
-        self.out.send(f"info string eval {cp} cp for the side to move ({'white' if pos.turn == 0 else 'black'}); "
-                      f"{white:+d} cp for white")
+        side = 'white' if pos.turn == 0 else 'black'
+        self.out.send(f"info string eval {cp} cp for the side to move ({side}); {white:+d} cp for white")
+        self.backend.select_net(pos.variant.name)
+        net = self.backend.net
+        if net is not None:
+            from search.nnue import net_summary   # lazy, for start-up speed: numba
+            cp = nnue_eval(net, pos)
+            white = cp if pos.turn == 0 else -cp
+            self.out.send(f"info string NNUE eval {cp} cp for the side to move ({side}); {white:+d} cp for white "
+                          f"(network {self.backend.net_path}, {net_summary(net)}; the search uses it)")
+
+
+def _bool_option(name: str, value) -> bool:
+    if value is None or value.lower() not in ("true", "false"):
+        raise UCIError(f"setoption {name}: value must be true or false, not {clean(value, 40)!r}")
+    return value.lower() == "true"
 
 
 def _int_option(name: str, value, lo: int, hi: int) -> int:

@@ -14,7 +14,8 @@ and what Cute Chess, XBoard and Sjaak II send. Implemented:
   (centiseconds), ``ping``/``pong``, ``?``, ``undo``, ``remove``, ``result``,
   ``post``/``nopost``, ``hard``/``easy`` (pondering), ``memory``, ``cores N``
   (search threads, announced by ``smp=1``; above 64 uses 64; like ``memory``,
-  applied from the next search on), ``option``, ``analyze``/``exit``/``.``,
+  applied from the next search on), ``option`` (``Move Overhead``, ``MultiPV``, ``Clear Hash``,
+  ``Use NNUE``, ``EvalFile``: as the UCI options), ``analyze``/``exit``/``.``,
   ``quit``; ``accepted rejected computer name rating random egtpath hint bk
   draw nps ics white black`` are accepted and ignored.
 * Moves in coordinate notation; **on 10-rank boards ranks count from 0**
@@ -40,7 +41,8 @@ import re
 from engine import __version__
 import variants as _variants
 from .session import (Backend, canonical_variant, HASH_MIN, HASH_MAX, THREADS_MIN, THREADS_MAX, OVERHEAD_MIN,
-                      OVERHEAD_MAX, OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT, sane_move, king_capture)
+                      OVERHEAD_MAX, OVERHEAD_DEFAULT, MULTIPV_MIN, MULTIPV_MAX, STOP_TIMEOUT, USE_NNUE_DEFAULT,
+                      EVALFILE_DEFAULT, sane_move, king_capture)
 from .common import clean, log, log_exception
 
 MATE_BASE = 100000
@@ -52,6 +54,8 @@ OPTION_FEATURES = (
     f'feature option="Move Overhead -spin {OVERHEAD_DEFAULT} {OVERHEAD_MIN} {OVERHEAD_MAX}"',
     f'feature option="MultiPV -spin 1 {MULTIPV_MIN} {MULTIPV_MAX}"',
     'feature option="Clear Hash -button"',
+    f'feature option="Use NNUE -check {int(USE_NNUE_DEFAULT)}"',
+    f'feature option="EvalFile -file {EVALFILE_DEFAULT}"',
 )
 
 # Commands processed at once even while a search runs (they change nothing the search uses now).
@@ -113,6 +117,7 @@ class XBoardHandler:
         self.inp = inp
         self.backend = backend
         backend.out_error = lambda msg: out.send(f"# error: {clean(msg)}")
+        backend.out_note = lambda msg: out.send(f"# {clean(msg)}")
         self.variant = "chess"
         self.pos = None
         self.force = False
@@ -491,7 +496,8 @@ class XBoardHandler:
             raise XBError("expected ping N")
         self.backend.wait_ping()      # pong means "ready to play": not before the warm-up is done
         if self.search is None:
-            self.backend.apply_pending()   # hash resize/clear now, not charged to the next move
+            # hash resize/clear, and reading a network, now: not charged to the next move
+            self.backend.apply_pending(self.variant)
         self.out.send(f"pong {clean(args[0], 40)}")
 
     def cmd_movenow(self, args) -> None:
@@ -549,6 +555,14 @@ class XBoardHandler:
         name = name.strip().lower()
         if name == "clear hash":
             self.backend.request_clear()
+            return
+        if name == "evalfile" and eq:
+            self.backend.set_eval_file(value)
+            return
+        if name == "use nnue" and eq:
+            if value.strip() not in ("0", "1"):
+                raise XBError("bad option value")
+            self.backend.use_nnue = value.strip() == "1"
             return
         if name not in ("move overhead", "multipv") or not eq:
             raise XBError("unknown option")
