@@ -303,7 +303,8 @@ def _tune_nnue_data(argv) -> int:
         for c in checks:
             if c.status != "ok":
                 print(f"chunk {c.index}: {c.status}" + (f" ({c.games} games)" if c.status in ("unfinished", "unlisted")
-                                                         else "") + f": {c.path}")
+                                                         else "") + f": {c.path}"
+                      + (" (rebuilt from its game records, no game played)" if c.records else ""))
         ok = sum(c.status == "ok" for c in checks)
         listed = sum(c.status in ("ok", "missing", "changed") for c in checks)
         print(f"verify: {manifest}: {ok} of {listed} chunks ok in {directory}"

@@ -138,6 +138,10 @@ def test_partial_chunk_resumes_to_the_same_files(reference, tmp_path):
     first_game_end = text.index("\nG\t2\t") + 1
     first_game_end = text.index("\n", first_game_end) + 1
     (d2 / "chunk-00001.part").write_text(text[:first_game_end] + "P\tr1bqkb")
+    rec = ND.read_records(ND.records_path(ND.records_dir(m), 1))
+    line = [ln for ln in ND.records_text(ND.records_path(ND.records_dir(m), 1)).split("\n") if ln.startswith("2\t")][0]
+    assert set(rec) == {2, 3}
+    (d2 / "chunk-00001.games.part").write_text(line + "\n" + "3\t0.5\t1")   # its record, and a cut one
     r = ND.generate(VARIANT, directory=str(d2), manifest=str(m2), progress=False, max_chunks=2, concurrency=1)
     assert r.games_new == 1 and r.chunks_new == [1]          # only the missing game was played
     assert files(str(d2)) == ref
@@ -145,6 +149,57 @@ def test_partial_chunk_resumes_to_the_same_files(reference, tmp_path):
     # nothing left to do: nothing changes
     r = ND.generate(VARIANT, directory=str(d2), manifest=str(m2), progress=False, max_chunks=2)
     assert r.games_new == 0 and files(str(d2)) == ref
+
+
+def test_a_game_without_its_record_is_played_again(reference, tmp_path):
+    """A ``.part`` game whose record line is not on disk (the record is written first, so only a
+    file from elsewhere has this) is played again, so every finished chunk has all its records."""
+    d, m, ref = reference
+    d2, m2 = tmp_path / "data", tmp_path / "manifest.json"
+    d2.mkdir()
+    man = json.load(open(m))
+    man["chunks"] = []
+    m2.write_text(json.dumps(man))
+    text = ref["chunk-00000.txt"].decode()
+    end = text.index("\n", text.index("\nG\t0\t") + 1) + 1
+    (d2 / "chunk-00000.part").write_text(text[:end])
+    r = ND.generate(VARIANT, directory=str(d2), manifest=str(m2), progress=False, max_chunks=1, concurrency=1)
+    assert r.games_new == 2 and r.chunks_new == [0]
+    assert files(str(d2)) == {"chunk-00000.txt": ref["chunk-00000.txt"]}
+    assert ND.read_records(ND.records_path(ND.records_dir(str(m2)), 0)) == \
+        ND.read_records(ND.records_path(ND.records_dir(m), 0))
+
+
+def test_lost_chunk_files_are_rebuilt_from_the_game_records_without_playing(reference, tmp_path):
+    """The data directory is gone (a new machine), the manifest and its game records are kept (in
+    git): the same command rebuilds every chunk file, byte for byte, and plays no game; a record
+    that was changed is caught by the chunk's digest and its chunk is played again."""
+    d, m, ref = reference
+    m2 = tmp_path / "m.json"
+    shutil.copy(m, m2)
+    shutil.copytree(ND.records_dir(m), ND.records_dir(str(m2)))
+    sizes = [os.path.getsize(ND.records_path(ND.records_dir(m), i)) for i in (0, 1)]
+    assert sum(sizes) < sum(len(v) for v in ref.values()) / 2          # compact beside the chunk files
+    d2 = tmp_path / "data"
+    r = ND.generate(VARIANT, directory=str(d2), manifest=str(m2), progress=False, max_chunks=2)
+    assert r.restored == [0, 1] and r.games_new == 0 and r.regenerated == [] and r.chunks_new == []
+    assert files(str(d2)) == ref
+    assert json.load(open(m2))["chunks"] == json.load(open(m))["chunks"]
+    # one recorded score changed in chunk 1's records: rebuilt data would differ, so it is played again
+    rp = ND.records_path(ND.records_dir(str(m2)), 1)
+    text = ND.records_text(rp)
+    i = text.index(":", text.index("\n") + 1) + 1
+    bad = text[:i] + ("7" if text[i] != "7" else "8") + text[i + 1:]
+    ND.write_records(rp, "", [bad])
+    (d2 / "chunk-00001.txt").unlink()
+    (d2 / "chunk-00000.txt").unlink()
+    warnings = []
+    r = ND.generate(VARIANT, directory=str(d2), manifest=str(m2), progress=False, max_chunks=2,
+                    warn=warnings.append)
+    assert r.restored == [0] and r.regenerated == [1] and r.games_new == 2 and r.mismatched == []
+    assert any("records" in w and "differs" in w for w in warnings)
+    assert files(str(d2)) == ref
+    assert ND.records_text(rp) == ND.records_text(ND.records_path(ND.records_dir(m), 1))   # rewritten
 
 
 def test_killed_run_resumes_to_the_uninterrupted_files(reference, tmp_path):

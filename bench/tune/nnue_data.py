@@ -21,6 +21,15 @@ Manifest. ``bench/runs/nnue-data-<variant>.json`` (committed; JSON) records the 
 SHA-256 and the commit that played it; it is rewritten (atomically) as each chunk finishes. The
 data directory itself (default ``tune-data/nnue/<variant>``) is not in git.
 
+Game records (committed). A chunk file is large (about 90 bytes a position) and the data directory
+may not outlive a working session, so each finished chunk's games are also kept, compactly, beside the
+manifest: ``bench/runs/nnue-data-<variant>/chunk-CCCCC.games.xz`` (the manifest's name without
+``.json``; LZMA-compressed text, about 3 bytes a position), one line per game with its start FEN, every
+move played (UCI) and the search score of each recorded ply (:func:`format_record`). The chunk file is a
+function of them (:func:`rebuild_chunk` replays the moves), so a chunk file that is missing is rebuilt
+from its records in seconds and checked against the manifest's SHA-256 before any game is played again.
+While a chunk is played its records are appended to ``DIR/chunk-CCCCC.games.part`` beside its ``.part``.
+
 Resume. The same command again (or only ``--variant``: unspecified settings come from the manifest)
 continues: unfinished chunks are completed from their ``.part`` files (a game cut by a crash is
 played again), chunks of the manifest whose file is missing are played again, a chunk file whose
@@ -48,7 +57,7 @@ from dataclasses import dataclass, field
 
 import variants as _variants
 from bench.outputs import naming
-from bench.tune.datafile import _append, format_game, header_line, parse_header, scan_data, weights_digest
+from bench.tune.datafile import GameRecord, _append, format_game, header_line, parse_header, scan_data, weights_digest
 from bench.tune.selfplay import HASH_MB, game_start, opening_fens, play_game
 
 FORMAT = "cardinal-nnue-data"
@@ -83,6 +92,100 @@ def chunk_seed(seed: int, index: int) -> int:
 
 def chunk_path(directory: str, index: int, part: bool = False) -> str:
     return os.path.join(directory, f"chunk-{int(index):05d}.{'part' if part else 'txt'}")
+
+
+def records_dir(manifest: str) -> str:
+    """Where the committed game records of a manifest's chunks live: the manifest's path without ``.json``."""
+    root, ext = os.path.splitext(manifest)
+    return root if ext else manifest + ".games"
+
+
+def records_path(rdir: str, index: int) -> str:
+    return os.path.join(rdir, f"chunk-{int(index):05d}.games.xz")
+
+
+def records_part(directory: str, index: int) -> str:
+    return os.path.join(directory, f"chunk-{int(index):05d}.games.part")
+
+
+RECORDS_HEADER = "# cardinal-nnue-games v1"
+
+
+def format_record(g: GameRecord, start_fen: str) -> str:
+    """One game's record line (tab-separated): ``gid result plies termination opening start-fen
+    moves scores``; ``moves`` every move played from ``start-fen`` (UCI, space-separated, random
+    plies included), ``scores`` ``ply:score`` of each recorded position (White's view, cp)."""
+    res = "1" if g.result == 1.0 else "0" if g.result == 0.0 else "0.5"
+    label = g.opening.replace("\t", " ").replace("\n", " ")
+    scores = " ".join(f"{ply}:{sc}" for _, sc, ply in g.positions)
+    return "\t".join([str(g.gid), res, str(g.plies), g.termination, label, start_fen, " ".join(g.moves),
+                      scores]) + "\n"
+
+
+def parse_records(text: str) -> dict:
+    """``{gid: (result, plies, termination, opening, start_fen, moves, [(ply, score)])}`` of the
+    whole lines of a records text (a line cut short is ignored); ``ValueError`` for a malformed one."""
+    out = {}
+    for n, line in enumerate(text.split("\n")[:-1], 1):
+        if not line or line.startswith("#"):
+            continue
+        f = line.split("\t")
+        try:
+            if len(f) != 8:
+                raise ValueError
+            scores = [(int(a), int(b)) for a, b in (x.split(":") for x in f[7].split())]
+            out[int(f[0])] = (float(f[1]), int(f[2]), f[3], f[4], f[5], f[6].split(), scores)
+        except ValueError:
+            raise ValueError(f"game records line {n}: malformed") from None
+    return out
+
+
+def records_text(path: str) -> str:
+    """The text of a ``.games.xz`` file; ``ValueError`` if it is not xz, ``OSError``."""
+    import lzma
+    try:
+        with lzma.open(path, "rt", encoding="utf-8") as fh:
+            return fh.read()
+    except (lzma.LZMAError, EOFError) as e:
+        raise ValueError(f"{path}: not an xz file ({e})") from None
+
+
+def read_records(path: str) -> dict:
+    """The game records of a ``.games.xz`` file (:func:`parse_records`); ``ValueError``/``OSError``."""
+    return parse_records(records_text(path))
+
+
+def write_records(path: str, header: str, lines: list) -> None:
+    """Write record lines (in the order given) to ``path`` as xz, atomically."""
+    import lzma
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    with naming(path):
+        with lzma.open(tmp, "wt", encoding="utf-8", preset=9 | lzma.PRESET_EXTREME) as fh:
+            fh.write(header + "".join(lines))
+        os.replace(tmp, path)
+
+
+def rebuild_chunk(records: dict, header: str, variant: str) -> str:
+    """The chunk file's text from its game records: ``header``, then each game (in game order)
+    replayed from its start FEN, its recorded positions' ``P`` lines and its ``G`` line
+    (:func:`bench.tune.datafile.format_game`). ``ValueError`` if a move is not legal."""
+    from engine.rules.position import Position
+    parts = [header]
+    for gid in sorted(records):
+        result, plies, term, label, fen, moves, scores = records[gid]
+        want = dict(scores)
+        pos = Position.from_fen(fen, variant)
+        recs = []
+        for k in range(len(moves) + 1):
+            if k in want:
+                recs.append((pos.fen(), want[k], k))
+            if k < len(moves):
+                pos.push(pos.parse_uci(moves[k]))
+        if len(recs) != len(scores):
+            raise ValueError(f"game {gid}: a recorded ply lies beyond its moves")
+        parts.append(format_game(GameRecord(gid, result, plies, term, label, recs, moves)))
+    return "".join(parts)
 
 
 def chunk_files(directory: str) -> list[tuple[int, str, str]]:
@@ -429,6 +532,29 @@ def chunk_facts(path: str) -> tuple[str, int, int]:
     return file_sha256(path), positions, os.path.getsize(path)
 
 
+def restore_chunk(rdir: str, directory: str, index: int, header: str, variant: str, sha256: str, warn) -> bool:
+    """Rebuild chunk ``index``'s file from its committed game records (:func:`rebuild_chunk`) if they
+    exist; keep it and return True if its SHA-256 is ``sha256``, else warn and return False."""
+    rp = records_path(rdir, index)
+    if not os.path.exists(rp):
+        return False
+    try:
+        text = rebuild_chunk(read_records(rp), header, variant)
+    except ValueError as e:
+        warn(f"{rp}: {e}: the chunk is played again")
+        return False
+    data = text.encode("utf-8")
+    if hashlib.sha256(data).hexdigest() != sha256:
+        warn(f"{rp}: the chunk rebuilt from these records differs from the manifest's digest: played again")
+        return False
+    final = chunk_path(directory, index)
+    tmp = final + ".tmp"
+    with naming(final), open(tmp, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, final)
+    return True
+
+
 @dataclass
 class ChunkCheck:
     """The state of one chunk: ``status`` ``ok``, ``missing``, ``changed`` (digest differs from the
@@ -438,6 +564,7 @@ class ChunkCheck:
     status: str
     games: int = 0
     path: str = ""
+    records: bool = False      # its game records are kept (a missing file is rebuilt from them)
 
 
 def verify(manifest: str, directory: str) -> list[ChunkCheck]:
@@ -451,7 +578,8 @@ def verify(manifest: str, directory: str) -> list[ChunkCheck]:
         p = chunk_path(directory, c["index"])
         listed.add(c["index"])
         if not os.path.exists(p):
-            out.append(ChunkCheck(c["index"], "missing", c["games"], p))
+            out.append(ChunkCheck(c["index"], "missing", c["games"], p,
+                                  os.path.exists(records_path(records_dir(manifest), c["index"]))))
         elif file_sha256(p) != c["sha256"]:
             out.append(ChunkCheck(c["index"], "changed", c["games"], p))
         else:
@@ -475,6 +603,7 @@ class GenerateResult:
     positions_new: int = 0
     chunks_new: list = field(default_factory=list)        # indices finished now
     regenerated: list = field(default_factory=list)       # indices that were played again
+    restored: list = field(default_factory=list)          # indices rebuilt from their game records
     mismatched: list = field(default_factory=list)        # regenerated, but with another digest
     reruns: list = field(default_factory=list)            # game ids a Dask worker was lost with
     seconds: float = 0.0
@@ -487,8 +616,12 @@ class _Chunk:
     def __init__(self, directory: str, index: int, s: Settings, weights: str):
         self.index = index
         self.path = chunk_path(directory, index, True)
+        self.rpath = records_part(directory, index)
         self.done: set = set()
         self.positions = 0
+        self.records: dict = {}          # gid -> its record line (format_record)
+        if os.path.exists(self.rpath):
+            self.records = self.read_record_lines(self.rpath)
         if os.path.exists(self.path) and os.path.getsize(self.path) > 0:
             header, done, end = scan_data(self.path)
             want = parse_header(s.header(index, weights))
@@ -498,16 +631,39 @@ class _Chunk:
             if end < os.path.getsize(self.path):      # a game cut by a crash: played again
                 with open(self.path, "r+b") as fh:
                     fh.truncate(end)
-            _, games = _games_of(self.path)
+            hdr, games = _games_of(self.path)
+            if any(g not in self.records for g in games):      # a game without its record: played again
+                games = {g: t for g, t in games.items() if g in self.records}
+                with naming(self.path), open(self.path, "w", encoding="utf-8") as fh:
+                    fh.write(hdr + "".join(games[g] for g in sorted(games)))
             self.done = set(games)
             self.positions = sum(g.count("\nP\t") + g.startswith("P\t") for g in games.values())
         else:
             with naming(self.path), open(self.path, "w", encoding="utf-8") as fh:
                 fh.write(s.header(index, weights))
+        self.records = {g: r for g, r in self.records.items() if g in self.done}
+        with naming(self.rpath), open(self.rpath, "w", encoding="utf-8") as fh:
+            fh.write("".join(self.records[g] for g in sorted(self.records)))
         first = index * s.chunk_games
         self.todo = [i for i in range(s.chunk_games) if first + i not in self.done]
         self.inflight = 0
         self.fh = open(self.path, "a", encoding="utf-8")
+        self.rfh = open(self.rpath, "a", encoding="utf-8")
+
+    @staticmethod
+    def read_record_lines(path: str) -> dict:
+        """``{gid: line}`` of the whole lines of a ``.games.part`` file."""
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        return {int(line.split("\t", 1)[0]): line + "\n" for line in text.split("\n")[:-1]
+                if line and not line.startswith("#")}
+
+    def close(self) -> None:
+        for fh in (self.fh, self.rfh):
+            try:
+                fh.close()
+            except OSError:
+                pass
 
 
 def generate(variant: str, positions: int | None = None, directory: str | None = None,
@@ -574,6 +730,7 @@ def generate(variant: str, positions: int | None = None, directory: str | None =
 
     # what is there: finished chunks (checked), unlisted finished files, unfinished ones
     must: list = []                  # chunk indices to play before any new one
+    rdir = records_dir(manifest)
     for idx, c in sorted(entries.items()):
         p = chunk_path(directory, idx)
         if os.path.exists(p):
@@ -581,6 +738,9 @@ def generate(variant: str, positions: int | None = None, directory: str | None =
                 continue
             os.replace(p, p + ".bad")
             warn(f"{p}: its digest differs from the manifest's: moved to {p}.bad, played again")
+        if restore_chunk(rdir, directory, idx, s.header(idx, weights), variant, c["sha256"], warn):
+            res.restored.append(idx)
+            continue
         must.append(idx)
     res.regenerated = list(must)
     for idx, kind, p in chunk_files(directory):
@@ -596,6 +756,13 @@ def generate(variant: str, positions: int | None = None, directory: str | None =
                 os.remove(p)                      # finalized already; the .part is what a crash left
             elif idx not in must:
                 must.append(idx)
+    for idx, kind, p in chunk_files(directory):      # a crash between a chunk's file and its records
+        rp = records_part(directory, idx)
+        if kind == "txt" and idx in entries and os.path.exists(rp):
+            ch_records = _Chunk.read_record_lines(rp)
+            write_records(records_path(rdir, idx), RECORDS_HEADER + f" variant={variant} chunk={idx}\n",
+                          [ch_records[g] for g in sorted(ch_records)])
+            os.remove(rp)
     must.sort()
     res.positions_total = sum(c["positions"] for c in entries.values())
 
@@ -628,9 +795,12 @@ def generate(variant: str, positions: int | None = None, directory: str | None =
             finish_chunk(ch)
 
     def finish_chunk(ch: _Chunk) -> None:
-        ch.fh.close()
+        ch.close()
         old = entries.get(ch.index)
         finalize_chunk(directory, ch.index)
+        write_records(records_path(rdir, ch.index), RECORDS_HEADER + f" variant={variant} chunk={ch.index}\n",
+                      [ch.records[g] for g in sorted(ch.records)])
+        os.remove(ch.rpath)
         e = _entry(s, ch.index, chunk_path(directory, ch.index), ident)
         del chunks[ch.index]
         if old is not None:
@@ -693,6 +863,9 @@ def generate(variant: str, positions: int | None = None, directory: str | None =
             inflight -= 1
             ch = chunks[gid // s.chunk_games]
             ch.inflight -= 1
+            rec = format_record(g, game_task(s, ops, ch.index, gid - ch.index * s.chunk_games)[2])
+            _append(ch.rfh, rec, ch.rpath)        # the record first: a game counts once both are on disk
+            ch.records[gid] = rec
             _append(ch.fh, format_game(g), ch.path)
             ch.done.add(gid)
             ch.positions += len(g.positions)
@@ -714,10 +887,7 @@ def generate(variant: str, positions: int | None = None, directory: str | None =
         if runner is not None:
             runner.close(abort=True)
         for ch in chunks.values():
-            try:
-                ch.fh.close()
-            except OSError:
-                pass
+            ch.close()
         if bar is not None:
             bar.close()
         res.seconds = time.perf_counter() - t0
