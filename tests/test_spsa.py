@@ -229,6 +229,24 @@ def test_bad_input_is_one_line_and_status_2(args, msg):
     assert "Traceback" not in r.stderr
 
 
+def test_unreachable_scheduler_is_one_line_status_2_and_the_journal_kept(tmp_path):
+    """Nothing listens at the scheduler's address: one error line naming it, exit status 2, no
+    traceback, and the journal of an earlier run is left as it was."""
+    import socket
+    with socket.socket() as sk:          # a port that was free a moment ago: nothing listens there
+        sk.bind(("127.0.0.1", 0))
+        port = sk.getsockname()[1]
+    j = tmp_path / "s.jsonl"
+    r = run("tune", "spsa", "--variant", "grand", "--params", "FUT_MARGIN", "--iterations", "2",
+            "--scheduler", f"tcp://127.0.0.1:{port}", "--journal", str(j), "--no-progress", timeout=180)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"127.0.0.1:{port}" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    if j.exists():
+        header, lines = S.read_journal(str(j))
+        assert lines == []
+
+
 def test_resume_of_another_file_is_an_error(tmp_path):
     bad = tmp_path / "x.jsonl"
     bad.write_text('{"format": "something-else"}\n')
