@@ -667,3 +667,35 @@ def test_pick_is_selection_with_the_first_best():
         got = [int(_pick(moves, scores, i, n)) for i in range(n)]
         assert got == [int(x) for x in want_m], trial
         assert list(scores) == [int(x) for x in want_s], trial
+
+
+@pytest.mark.parametrize("variant", ["grand", "knightrelay"])
+def test_search_sync_is_the_threaded_search_in_the_calling_thread(variant, monkeypatch):
+    """``search_sync`` (self-play data, tuning) gives the move and the info lines of ``start``/``wait``
+    for node and depth limits, starting no thread; a clock limit still goes through the threads."""
+    pos = Position.from_fen(None, variant)
+    for i, m in enumerate(pos.legal_moves()[:3]):
+        p = pos.copy()
+        p.push(m)
+        for lim in (Limits(nodes=3000 + 500 * i), Limits(depth=4)):
+            a = Searcher(8)
+            infos_a, done = [], []
+            a.start(p, lim, infos_a.append, lambda b, pd: done.append((b, pd)))
+            a.wait()
+            b = Searcher(8)
+            infos_b = []
+            started = []
+            real_start = threading.Thread.start
+            monkeypatch.setattr(threading.Thread, "start", lambda self: (started.append(self.name), real_start(self)))
+            got = b.search_sync(p, lim, infos_b.append)
+            monkeypatch.setattr(threading.Thread, "start", real_start)
+            assert started == []
+            assert got == done[0]
+            strip = lambda infos: [{k: v for k, v in d.items() if k not in ("time", "nps")} for d in infos]
+            assert strip(infos_b) == strip(infos_a)
+    s = Searcher(8)
+    started = []
+    real_start = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start", lambda self: (started.append(self.name), real_start(self)))
+    best, _ = s.search_sync(pos, Limits(movetime=50))
+    assert best in pos.legal_moves() and "cardinal-search" in started

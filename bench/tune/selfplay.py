@@ -108,15 +108,9 @@ def search_move(searcher, pos, nodes: int):
     """One synchronous search: ``(best_move, score)``, score ``('cp', v)``/``('mate', n)`` for
     the side to move (None if no iteration finished)."""
     from search.driver import Limits
-    last, out = {}, []
-    searcher.start(pos, Limits(nodes=int(nodes)), last.update, lambda b, p: out.append(b))
-    try:
-        searcher.wait()
-    except KeyboardInterrupt:
-        searcher.stop()
-        searcher.wait()
-        raise
-    return (out[0] if out else None), last.get("score")
+    last = {}
+    best, _ = searcher.search_sync(pos, Limits(nodes=int(nodes)), last.update)
+    return best, last.get("score")
 
 
 def _is_quiet_move(pos, m: int) -> bool:
