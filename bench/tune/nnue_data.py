@@ -24,7 +24,7 @@ data directory itself (default ``tune-data/nnue/<variant>``) is not in git.
 Game records (committed). A chunk file is large (about 90 bytes a position) and the data directory
 may not outlive a working session, so each finished chunk's games are also kept, compactly, beside the
 manifest: ``bench/runs/nnue-data-<variant>/chunk-CCCCC.games.xz`` (the manifest's name without
-``.json``; LZMA-compressed text, about 3 bytes a position), one line per game with its start FEN, every
+``.json``; LZMA-compressed text, about 6 bytes a position), one line per game with its start FEN, every
 move played (UCI) and the search score of each recorded ply (:func:`format_record`). The chunk file is a
 function of them (:func:`rebuild_chunk` replays the moves), so a chunk file that is missing is rebuilt
 from its records in seconds and checked against the manifest's SHA-256 before any game is played again.
