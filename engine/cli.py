@@ -197,7 +197,7 @@ def _tune_nnue(argv) -> int:
     from bench.tune import nnue as TN
     from search.nnue import ACT_NAMES
     ap = _OneLineParser(prog="cardinal tune nnue-train",
-                        description="Train an NNUE network (numpy, Adam) on tuning data files; writes the "
+                        description="Train an NNUE network (numba kernels, Adam) on tuning data files; writes the "
                                     "validation-best epoch as a network file.")
     ap.add_argument("--variant", required=True, help=f"{', '.join(variants.all_names())}")
     ap.add_argument("--data", required=True, nargs="+", metavar="FILE", help="data file(s) written by cardinal tune datagen")
@@ -215,6 +215,8 @@ def _tune_nnue(argv) -> int:
     ap.add_argument("--k", type=float, default=None, help="Texel's K (default: fitted to the scores and results)")
     ap.add_argument("--val", type=float, default=TN.DEFAULT_VAL, help=f"validation fraction of the games (default {TN.DEFAULT_VAL})")
     ap.add_argument("--seed", type=int, default=1, help="random seed: start weights, split, shuffles (default 1)")
+    ap.add_argument("--float64", action="store_true",
+                    help="feature weights in float64 in the kernels too (slower; default float32 copies, float64 Adam)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar (there is none off a terminal)")
     a = ap.parse_args(argv)
     variant = _variant_name(a.variant)
@@ -242,7 +244,7 @@ def _tune_nnue(argv) -> int:
     try:
         r = TN.train(variant, a.data, out, hidden=a.hidden, act=ACT_NAMES.index(a.act), epochs=a.epochs,
                      batch=a.batch, lr=a.lr, lam=a.lam, K=a.k, val=a.val, seed=a.seed, checkpoint=ck,
-                     resume=a.resume, progress=not a.no_progress, log=log)
+                     resume=a.resume, progress=not a.no_progress, log=log, float64=a.float64)
     except (ValueError, OSError, KeyboardInterrupt) as e:
         return _tune_failed(e)
     print(f"nnue-train: {r.n_train} training and {r.n_val} validation positions, K {r.K:.3f}, "
@@ -287,6 +289,8 @@ def _tune_nnue_data(argv) -> int:
     ap.add_argument("--dir", default=None, metavar="DIR", help="chunk files (default tune-data/nnue/<variant>)")
     ap.add_argument("--manifest", default=None, metavar="FILE",
                     help="manifest (default bench/runs/nnue-data-<variant>.json of this checkout)")
+    ap.add_argument("--float64", action="store_true",
+                    help="feature weights in float64 in the kernels too (slower; default float32 copies, float64 Adam)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar (there is none off a terminal)")
     a = ap.parse_args(argv)
     variant = _variant_name(a.variant)

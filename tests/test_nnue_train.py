@@ -126,6 +126,9 @@ def test_cli_trains_writes_the_network_and_checks_its_options(toy, tmp_path, cap
     text = capsys.readouterr().out
     assert rc == 0 and "epoch 2: train" in text and f"wrote {out}" in text, text
     assert N.read_net(str(out), "chess").meta[N.M_H] == 8 and ck.exists()
+    rc = main(["tune", "nnue-train", "--variant", "chess", "--data", toy, "--out", str(out), "--checkpoint", str(ck),
+               "--hidden", "8", "--epochs", "1", "--batch", "512", "--k", "1", "--no-progress", "--float64"])
+    assert rc == 0 and "epoch 1: train" in capsys.readouterr().out
     assert main(["tune", "nnue-train", "--variant", "chess", "--data", toy, "--hidden", "0"]) == 2
     assert "--hidden" in capsys.readouterr().err
     assert main(["tune", "nnue-train", "--variant", "shogi", "--data", toy]) == 2
@@ -133,3 +136,118 @@ def test_cli_trains_writes_the_network_and_checks_its_options(toy, tmp_path, cap
                  "--checkpoint", str(tmp_path / "g.npz"), "--no-progress"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("error:") and "chess" in err[-1] and "grand" in err[-1], err
+
+
+def _dense_loss_grad(T, W, B, stm, target):
+    """The loss and gradient of the numpy trainer this one replaced: the inputs as a dense 0/1
+    matrix, every product in numpy (the reference of the numba kernels)."""
+    p, H, n = T.p, T.hidden, len(stm)
+    rows = np.repeat(np.arange(n), W.shape[1])
+    Aw, Ab = np.zeros((n, T.nin + 1)), np.zeros((n, T.nin + 1))
+    np.add.at(Aw, (rows, W.ravel().astype(np.int64)), 1.0)
+    np.add.at(Ab, (rows, B.ravel().astype(np.int64)), 1.0)
+    Aw[:, T.nin] = Ab[:, T.nin] = 0.0
+    aw, ab = Aw @ p["ftw"] + p["ftb"], Ab @ p["ftw"] + p["ftb"]
+    black = (stm == 1)[:, None]
+    a_s, a_o = np.where(black, ab, aw), np.where(black, aw, ab)
+    out = T.scale * (N.activate(a_s, T.act) @ p["ow"][:H] + N.activate(a_o, T.act) @ p["ow"][H:] + p["ob"][0])
+    sign = 1.0 - 2.0 * stm
+    pred = TN.sigmoid(out * sign, T.K)
+    d = pred - target
+    g = (2.0 / n) * d * pred * (1.0 - pred) * (T.K * TN.LN10 / 400.0) * sign * T.scale
+
+    def dact(a):
+        inside = (a > 0.0) & (a < 1.0)
+        return 2.0 * a * inside if T.act == N.ACT_SCRELU else inside.astype(np.float64)
+
+    gr = {"ow": np.concatenate([N.activate(a_s, T.act).T @ g, N.activate(a_o, T.act).T @ g]), "ob": np.array([g.sum()])}
+    da_s, da_o = g[:, None] * p["ow"][:H] * dact(a_s), g[:, None] * p["ow"][H:] * dact(a_o)
+    da_w, da_b = np.where(black, da_o, da_s), np.where(black, da_s, da_o)
+    gr["ftb"] = da_w.sum(axis=0) + da_b.sum(axis=0)
+    gr["ftw"] = Aw.T @ da_w + Ab.T @ da_b
+    return float(np.mean(d * d)), gr
+
+
+@pytest.mark.parametrize("act", [N.ACT_CRELU, N.ACT_SCRELU])
+def test_the_kernel_gradient_equals_the_dense_numpy_gradient(toy, act):
+    """Every element of the gradient, in float64 (loss_grad) and on the float32 training path
+    (the batch's gradient as train_batch sums it), against the dense numpy reference."""
+    from bench.tune.datafile import read_data
+    ds = read_data(toy, "chess")
+    W, B, stm = TN.encode("chess", ds.fens[:200])
+    T = TN.Trainer("chess", 5, act, 400, 1.0, 0.5, seed=4)
+    T.p["ftw"][:768] *= 4
+    T._sync()
+    target = T.target(ds.score[:200], ds.result[:200])
+    ref_loss, ref = _dense_loss_grad(T, W, B, stm, target)
+    loss, gr = T.loss_grad(W, B, stm, target)
+    assert abs(loss - ref_loss) <= 1e-12
+    for k in T.NAMES:
+        assert np.allclose(gr[k], ref[k], rtol=1e-9, atol=1e-13), k
+    assert np.any(ref["ftw"] != 0) and not np.any(gr["ftw"][768])
+    # the float32 path: what train_batch hands to Adam, before the step
+    sse = T._run(np.arange(len(stm)), W, stm, target, True)
+    assert abs(sse / len(stm) - ref_loss) <= 1e-6 * ref_loss
+    scale = np.abs(ref["ftw"]).max()
+    for k in T.NAMES:
+        assert np.allclose(T.g[k], ref[k], rtol=1e-4, atol=1e-5 * scale), k
+    # a wrong input row is caught: the reference moves with the inputs
+    W2 = W.copy()
+    W2[0, 0] = (W2[0, 0] + 1) % 768
+    assert not np.allclose(_dense_loss_grad(T, W2, B, stm, target)[1]["ftw"], gr["ftw"], rtol=1e-9, atol=1e-13)
+
+
+def test_a_training_step_equals_adam_on_the_reference_gradient(toy):
+    """train_batch (float32 inputs' weights, fused Adam and clips) against loss_grad + step in
+    float64: the same weights up to float32 rounding, the float32 copy kept in step."""
+    from bench.tune.datafile import read_data
+    ds = read_data(toy, "chess")
+    W, B, stm = TN.encode("chess", ds.fens[:300])
+    a = TN.Trainer("chess", 8, N.ACT_CRELU, 400, 1.0, 0.5, seed=6)
+    b = TN.Trainer("chess", 8, N.ACT_CRELU, 400, 1.0, 0.5, seed=6, dtype=np.float64)
+    target = a.target(ds.score[:300], ds.result[:300])
+    for s in range(0, 300, 100):
+        ix = np.arange(s, s + 100)
+        la = a.train_batch(ix, W, stm, target, 1e-2)
+        lb, gr = b.loss_grad(W[ix], B[ix], stm[ix], target[ix])
+        b.step(gr, 1e-2)
+        assert abs(la - lb) < 1e-6
+    for k in a.NAMES:
+        assert np.allclose(a.p[k], b.p[k], rtol=1e-4, atol=1e-6), k
+        assert np.all(a.m[k] != 0) if k != "ftw" else np.any(a.m[k] != 0)
+    assert np.array_equal(a.w, a.p["ftw"].astype(np.float32))
+    assert not np.any(a.p["ftw"][768]) and not np.any(a.g["ftw"])
+
+
+def test_encode_equals_the_positions_active_inputs(toy):
+    """The FEN parser of encode against Position.set_fen + active_features (sorted: the order
+    differs), chess and grand, and the FENs the parser must refuse."""
+    from bench.tune.datafile import read_data
+    fens = read_data(toy, "chess").fens[:300]
+    rng = random.Random(3)
+    pos = Position.from_fen(None, "grand")
+    grand = []
+    for _ in range(120):
+        legal = pos.legal_moves()
+        if not legal:
+            break
+        pos.push(rng.choice(legal))
+        grand.append(pos.fen())
+    for variant, fs in (("chess", fens), ("grand", grand)):
+        W, B, stm = TN.encode(variant, fs)
+        meta = N.make_meta(N.input_layout(variant), 1)
+        nin = N.input_layout(variant).nin
+        for i, fen in enumerate(fs):
+            w, b, side = N.position_features(meta, Position.from_fen(fen, variant))
+            assert sorted(W[i][W[i] < nin]) == sorted(w) and sorted(B[i][B[i] < nin]) == sorted(b), fen
+            assert np.all(W[i, len(w):] == nin) and np.all(B[i, len(b):] == nin) and stm[i] == side
+    start = Position.from_fen(None, "chess").fen()
+    W, _, _ = TN.encode("chess", [start.replace(" w ", "[] w "), start.replace(" w ", " [] w "), "  " + start])
+    assert (W == W[0]).all()
+    for bad in [start.replace("8/8/8/8", "8/8/8/7"), start.replace("8/8/8/8", "8/8/8/9"), start.replace("8/8/8/8", "8/8/8/8/8"),
+                start.replace("RNBQKBNR", "RNBQQBNR"), start.replace("8/8/8/8", "8/8/8/x7"), start.replace(" w ", " x "),
+                "rnbqkbnP/pppppppp/8/8/8/8/PPPPPPP1/RNBQKBNR w KQkq - 0 1", start.split()[0]]:
+        with pytest.raises(ValueError, match="bad FEN"):
+            TN.encode("chess", [start, bad])
+    with pytest.raises(ValueError, match="pieces, more than"):
+        TN.encode("chess", ["rnbqkbnr/pppppppp/8/8/8/P7/PPPPPPPP/RNBQKBNR w KQkq - 0 1"])
