@@ -300,7 +300,7 @@ def _tune_nnue_data(argv) -> int:
     manifest = a.manifest or ND.default_manifest(variant)
     if a.action == "verify":
         try:
-            checks = ND.verify(manifest, directory)
+            checks = ND.verify(manifest, directory, variant)
         except (ValueError, OSError) as e:
             return _tune_failed(e)
         bad = [c for c in checks if c.status in ("missing", "changed")]
@@ -308,12 +308,16 @@ def _tune_nnue_data(argv) -> int:
             if c.status != "ok":
                 print(f"chunk {c.index}: {c.status}" + (f" ({c.games} games)" if c.status in ("unfinished", "unlisted")
                                                          else "") + f": {c.path}"
-                      + (" (rebuilt from its game records, no game played)" if c.records else ""))
+                      + (" (its game records are kept: the manifest's command rebuilds it without playing)"
+                         if c.records else ""))
         ok = sum(c.status == "ok" for c in checks)
         listed = sum(c.status in ("ok", "missing", "changed") for c in checks)
+        rebuild = [c.index for c in bad if c.records]
+        play = [c.index for c in bad if not c.records]
         print(f"verify: {manifest}: {ok} of {listed} chunks ok in {directory}"
-              + (f"; to regenerate: {', '.join(str(c.index) for c in bad)} (run the manifest's command again)"
-                 if bad else ""))
+              + (f"; to rebuild from game records: {', '.join(map(str, rebuild))}" if rebuild else "")
+              + (f"; to play again: {', '.join(map(str, play))}" if play else "")
+              + ("; run the manifest's command again" if bad else ""))
         return 1 if bad else 0
     for flag, v, lo, hi in (("--positions", a.positions, 1, 10**10), ("--nodes", a.nodes, 1, 100_000_000),
                             ("--chunk-games", a.chunk_games, 1, 1_000_000), ("--concurrency", a.concurrency, 1, 256),

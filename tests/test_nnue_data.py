@@ -202,6 +202,41 @@ def test_lost_chunk_files_are_rebuilt_from_the_game_records_without_playing(refe
     assert ND.records_text(rp) == ND.records_text(ND.records_path(ND.records_dir(m), 1))   # rewritten
 
 
+def test_kept_records_are_never_replaced_by_a_partial_set_and_chunks_limits_replays(reference, tmp_path):
+    """A records file that fails its check has its chunk played again; stopped after a game, its
+    ``.games.part`` holds one game. Once the good records are back (git checkout), the next run
+    rebuilds the chunk from them and must not write the one-game ``.games.part`` over them.
+    ``max_chunks`` (``--chunks``) also bounds the listed chunks that are played again."""
+    d, m, ref = reference
+    m2 = tmp_path / "m.json"
+    shutil.copy(m, m2)
+    rdir = ND.records_dir(str(m2))
+    shutil.copytree(ND.records_dir(m), rdir)
+    good = open(ND.records_path(rdir, 0), "rb").read()
+    d2 = tmp_path / "data"
+    d2.mkdir()
+    lines = ND.records_text(ND.records_path(rdir, 0)).split("\n")
+    ND.write_records(ND.records_path(rdir, 0), "", [lines[0] + "\n", lines[2] + "\n"])   # game 0 dropped
+    (d2 / "chunk-00000.part").write_text(ref["chunk-00000.txt"].decode().split("\nP\t")[0] + "\n")
+    (d2 / "chunk-00000.games.part").write_text(lines[2] + "\n")   # as a stopped run leaves it
+    open(ND.records_path(rdir, 0), "wb").write(good)                # the good records are back
+    r = ND.generate(VARIANT, directory=str(d2), manifest=str(m2), progress=False, max_chunks=1)
+    assert r.restored == [0, 1] and r.games_new == 0          # rebuilding plays nothing: every chunk
+    assert open(ND.records_path(rdir, 0), "rb").read() == good
+    assert files(str(d2)) == ref
+    # chunk 1 lost with no records: --chunks 1 does not play it, --chunks 2 does
+    os.remove(ND.records_path(rdir, 1))
+    os.remove(d2 / "chunk-00001.txt")
+    r = ND.generate(VARIANT, directory=str(d2), manifest=str(m2), progress=False, max_chunks=1)
+    assert r.games_new == 0 and sorted(os.listdir(d2)) == ["chunk-00000.txt"]
+    checks = ND.verify(str(m2), str(d2))
+    assert [(c.index, c.status, c.records) for c in checks] == [(0, "ok", False), (1, "missing", False)]
+    with pytest.raises(ValueError, match="variant chess, not grand"):
+        ND.verify(str(m2), str(d2), "grand")
+    r = ND.generate(VARIANT, directory=str(d2), manifest=str(m2), progress=False, max_chunks=2)
+    assert r.regenerated == [1] and files(str(d2)) == ref
+
+
 def test_killed_run_resumes_to_the_uninterrupted_files(reference, tmp_path):
     """SIGKILL in the middle of chunk 1 (no clean-up at all), then the same command again."""
     d, m, ref = reference
@@ -269,7 +304,7 @@ def test_verify_finds_changed_and_missing_chunks_and_generate_replays_them(refer
     checks = ND.verify(str(m2), str(d2))
     assert [(c.index, c.status) for c in checks] == [(0, "missing"), (1, "changed")]
     r = run("tune", "nnue-data", "verify", "--variant", VARIANT, "--dir", str(d2), "--manifest", str(m2))
-    assert r.returncode == 1 and "to regenerate: 0, 1" in r.stdout and "Traceback" not in r.stderr
+    assert r.returncode == 1 and "to play again: 0, 1" in r.stdout and "Traceback" not in r.stderr
     assert "chunk 0: missing" in r.stdout and "chunk 1: changed" in r.stdout
     # the same settings (from the manifest) play them again, identical to the digests
     warnings = []
@@ -375,3 +410,20 @@ def test_recorded_positions_pass_the_filters(searcher):
             pos.push(m)
         assert len(rec) == len(g.positions)           # every recorded position was met
     assert recorded > 20 and skipped_winning > 0
+
+
+def test_an_installed_cardinal_finds_the_checkouts_manifest_and_refuses_an_unknown_bench(reference, tmp_path,
+                                                                                       monkeypatch):
+    """Installed without git (site-packages): the default manifest is the working directory's
+    checkout's, and continuing a manifest whose Bench this engine cannot tell is refused (its games
+    might differ), rather than started afresh or played unchecked."""
+    d, m, _ = reference
+    checkout = tmp_path / "checkout"
+    (checkout / "bench" / "runs").mkdir(parents=True)
+    shutil.copy(m, checkout / "bench" / "runs" / f"nnue-data-{VARIANT}.json")
+    monkeypatch.setattr(ND, "ROOT", str(tmp_path / "site-packages"))
+    monkeypatch.chdir(checkout)
+    assert ND.default_manifest(VARIANT) == str(checkout / "bench" / "runs" / f"nnue-data-{VARIANT}.json")
+    monkeypatch.setattr(ND, "engine_identity", lambda v: {"commit": None, "bench": None, "weights": "hand"})
+    with pytest.raises(ValueError, match="cannot tell this engine's Bench"):
+        ND.generate(VARIANT, directory=str(tmp_path / "data"), progress=False, max_chunks=1)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Start or continue the self-play SPRT of a manifest in this directory.
 
-    python bench/runs/sprt.py NAME [--dry-run]
+    python bench/runs/sprt.py NAME [--dry-run] [--force]
 
 ``bench/runs/NAME.json`` names the old engine (a commit), the new one (that commit plus
 ``NAME.patch``) and the ``cardinal match`` command. This script makes the two git worktrees
@@ -9,7 +9,8 @@
 each one's ``cardinal bench`` is the manifest's ``Bench``, and runs the command with those
 directories, adding ``--resume bench/runs/NAME.jsonl`` when that journal already holds games.
 The journal is committed with the manifest, so a test continues in a later session on another
-machine; stop it with SIGTERM or Ctrl-C (finished game pairs are kept).
+machine; stop it with SIGTERM or Ctrl-C (finished game pairs are kept). A test whose manifest
+says it stopped or was decided is not continued without ``--force``.
 """
 from __future__ import annotations
 
@@ -48,6 +49,13 @@ def main(argv: list[str]) -> int:
         print(f"error: no manifest {path}", file=sys.stderr)
         return 2
     m = json.load(open(path))
+    if not all(k in m for k in ("old", "new", "command")) or "commit" not in m["old"] or "patch" not in m["new"]:
+        print(f"error: {path}: not an SPRT manifest (no old commit, new patch and command)", file=sys.stderr)
+        return 2
+    status = str(m.get("state", {}).get("status", ""))
+    if status.startswith(("stopped", "sprt H")) and "--force" not in argv[1:]:
+        print(f"error: {name}: the test is {status!r}; --force continues it anyway", file=sys.stderr)
+        return 2
     base = m["old"]["commit"]
     dirs = {}
     for side in ("old", "new"):
@@ -63,16 +71,16 @@ def main(argv: list[str]) -> int:
                 sys.exit(f"error: {d}: Bench {got}, the manifest says {m[side]['bench']}")
     cmd = shlex.split(m["command"])
     cmd = [c.replace("dir=../cardinal-new", f"dir={dirs['new']}").replace("dir=../cardinal-old", f"dir={dirs['old']}")
-           for c in cmd]
+           .replace("cmd=python3 ", f"cmd={sys.executable} ") for c in cmd]     # the engines run with this Python
     if cmd[0] == "cardinal":
         cmd = [sys.executable, "-m", "engine"] + cmd[1:]
     journal = os.path.join(ROOT, "bench", "runs", f"{name}.jsonl")
     if os.path.exists(journal) and os.path.getsize(journal) > 0:
         cmd += ["--resume", os.path.relpath(journal, ROOT)]
-    os.makedirs(os.path.join(ROOT, "tune-data", "sprt"), exist_ok=True)
     print(" ".join(shlex.quote(c) for c in cmd))
     if dry:
         return 0
+    os.makedirs(os.path.join(ROOT, "tune-data", "sprt"), exist_ok=True)
     return subprocess.call(cmd, cwd=ROOT)
 
 

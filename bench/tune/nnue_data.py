@@ -80,8 +80,13 @@ def default_dir(variant: str) -> str:
 
 
 def default_manifest(variant: str) -> str:
-    """``bench/runs/nnue-data-<variant>.json`` of this checkout."""
-    return os.path.join(ROOT, "bench", "runs", f"nnue-data-{variant}.json")
+    """``bench/runs/nnue-data-<variant>.json`` of the checkout Cardinal runs from, or of the working
+    directory when Cardinal is installed (not a git checkout) and the working directory has one."""
+    own = os.path.join(ROOT, "bench", "runs", f"nnue-data-{variant}.json")
+    here = os.path.join("bench", "runs", f"nnue-data-{variant}.json")
+    if not os.path.isdir(os.path.join(ROOT, ".git")) and not os.path.exists(own) and os.path.exists(here):
+        return os.path.abspath(here)
+    return own
 
 
 def chunk_seed(seed: int, index: int) -> int:
@@ -147,7 +152,7 @@ def records_text(path: str) -> str:
         with lzma.open(path, "rt", encoding="utf-8") as fh:
             return fh.read()
     except (lzma.LZMAError, EOFError) as e:
-        raise ValueError(f"{path}: not an xz file ({e})") from None
+        raise ValueError(f"{path}: not a readable xz file ({e})") from None
 
 
 def read_records(path: str) -> dict:
@@ -541,7 +546,7 @@ def restore_chunk(rdir: str, directory: str, index: int, header: str, variant: s
     try:
         text = rebuild_chunk(read_records(rp), header, variant)
     except ValueError as e:
-        warn(f"{rp}: {e}: the chunk is played again")
+        warn(f"{e}: the chunk is played again" if rp in str(e) else f"{rp}: {e}: the chunk is played again")
         return False
     data = text.encode("utf-8")
     if hashlib.sha256(data).hexdigest() != sha256:
@@ -567,11 +572,15 @@ class ChunkCheck:
     records: bool = False      # its game records are kept (a missing file is rebuilt from them)
 
 
-def verify(manifest: str, directory: str) -> list[ChunkCheck]:
+def verify(manifest: str, directory: str, variant: str | None = None) -> list[ChunkCheck]:
     """Check the chunk files in ``directory`` against the manifest's digests (module docstring)."""
     m = load_manifest(manifest)
     if m is None:
         raise ValueError(f"{manifest}: no such manifest (run cardinal tune nnue-data first)")
+    if variant is not None and m.get("variant") != variant:
+        raise ValueError(f"{manifest}: a manifest of variant {m.get('variant')}, not {variant}")
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise ValueError(f"--dir {directory}: not a directory")
     out = []
     listed = set()
     for c in m["chunks"]:
@@ -702,6 +711,10 @@ def generate(variant: str, positions: int | None = None, directory: str | None =
                                  "and --dir for other settings, or the same ones to continue)")
         if openings_digest(ops) != s.openings_sha256:
             raise ValueError(f"{manifest}: made with other openings ({s.openings}, sha256 {s.openings_sha256})")
+        if m["engine"].get("bench") is not None and ident["bench"] is None:
+            raise ValueError(f"{manifest}: cannot tell this engine's Bench (Cardinal is not run from a git checkout), "
+                             "so its games may differ from the manifest's: run it from a checkout (pip install -e ., "
+                             "or python -m engine in the checkout)")
         for k in ("bench", "weights"):
             want = m["engine"].get(k)
             if want is not None and ident[k] is not None and want != ident[k]:
@@ -754,15 +767,21 @@ def generate(variant: str, positions: int | None = None, directory: str | None =
         elif kind == "part":
             if os.path.exists(chunk_path(directory, idx)):
                 os.remove(p)                      # finalized already; the .part is what a crash left
+                if os.path.exists(records_part(directory, idx)) and os.path.exists(records_path(rdir, idx)):
+                    os.remove(records_part(directory, idx))
             elif idx not in must:
                 must.append(idx)
     for idx, kind, p in chunk_files(directory):      # a crash between a chunk's file and its records
         rp = records_part(directory, idx)
         if kind == "txt" and idx in entries and os.path.exists(rp):
             ch_records = _Chunk.read_record_lines(rp)
-            write_records(records_path(rdir, idx), RECORDS_HEADER + f" variant={variant} chunk={idx}\n",
-                          [ch_records[g] for g in sorted(ch_records)])
-            os.remove(rp)
+            rfinal = records_path(rdir, idx)
+            if not os.path.exists(rfinal) and len(ch_records) == entries[idx]["games"]:
+                write_records(rfinal, RECORDS_HEADER + f" variant={variant} chunk={idx}\n",
+                              [ch_records[g] for g in sorted(ch_records)])
+            os.remove(rp)             # kept records are never replaced, a partial set never written
+    if max_chunks is not None:
+        must = [i for i in must if i < max_chunks]
     must.sort()
     res.positions_total = sum(c["positions"] for c in entries.values())
 
