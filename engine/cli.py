@@ -289,8 +289,6 @@ def _tune_nnue_data(argv) -> int:
     ap.add_argument("--dir", default=None, metavar="DIR", help="chunk files (default tune-data/nnue/<variant>)")
     ap.add_argument("--manifest", default=None, metavar="FILE",
                     help="manifest (default bench/runs/nnue-data-<variant>.json of this checkout)")
-    ap.add_argument("--float64", action="store_true",
-                    help="feature weights in float64 in the kernels too (slower; default float32 copies, float64 Adam)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar (there is none off a terminal)")
     a = ap.parse_args(argv)
     variant = _variant_name(a.variant)

@@ -340,6 +340,7 @@ def test_other_settings_or_engine_are_refused(reference, tmp_path):
     (["--chunk-games", "0"], "--chunk-games"),
     (["--variant", "nosuch"], "nosuch"),
     (["--scheduler", "nonsense"], "scheduler"),
+    (["--float64"], "--float64"),          # a trainer option, not a data-generation one
 ])
 def test_cli_bad_input_is_one_line_exit_2(args, word, tmp_path):
     base = ["tune", "nnue-data", "--variant", VARIANT, "--dir", str(tmp_path / "d"), "--manifest", str(tmp_path / "m.json")]
