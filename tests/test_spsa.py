@@ -208,6 +208,57 @@ def test_outputs_values_file_diff_and_svg(tmp_path):
     xml.dom.minidom.parseString(svg)
 
 
+
+def _pgn_game(rnd: int) -> str:
+    return (f'[Event "x"]\n[Site "?"]\n[Date "?"]\n[Round "{rnd}"]\n[White "a"]\n[Black "b"]\n'
+            f'[Result "*"]\n\n1. e4 *\n\n')
+
+
+def test_resume_drops_pgn_games_the_journal_does_not_hold(tmp_path):
+    """A run's PGN is named in its journal's header with where the run began writing; a resumed
+    run (no --pgn given) drops the games after that point whose pairs the journal lacks (written
+    just before a crash) and keeps everything before it."""
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text(_pgn_game(999))                      # another run's game, before this run's offset
+    part = S.run_spsa(_cfg(tmp_path, "p.jsonl", pgn=str(pgn)), play=_stub(), stop_after=3)
+    assert part.interrupted and part.spsa.k == 3
+    header, lines = S.read_journal(str(tmp_path / "p.jsonl"))
+    assert header["pgn"] == str(pgn) and header["pgn_offset"] == len(_pgn_game(999))
+    assert sorted(g["round"] for ln in lines for g in ln["games"]) == [1, 2, 3, 4, 5, 6]
+    with open(pgn, "a") as fh:                          # the journalled games, then two of a lost pair
+        fh.write("".join(_pgn_game(r) for r in (1, 2, 3, 4, 5, 6, 7, 8)))
+    S.run_spsa(S.SpsaConfig("grand", [], resume_path=str(tmp_path / "p.jsonl"), progress=False),
+               play=_stub(), stop_after=1)
+    from bench.pgn_reader import read_games
+    assert [g.tags["Round"] for g in read_games(pgn.read_text())] == ["999", "1", "2", "3", "4", "5", "6"]
+
+
+def test_pgn_option_is_checked_like_the_journal(tmp_path):
+    r = run("tune", "spsa", "--variant", "grand", "--pgn", str(tmp_path), "--journal", str(tmp_path / "j.jsonl"))
+    assert r.returncode == 2 and "--pgn" in r.stderr and "is a directory" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "j.jsonl").exists()
+
+
+def test_a_real_pair_is_written_to_the_pgn_as_training_data(tmp_path):
+    """One real iteration (chess, 200 nodes a move): both games land in --pgn with the rounds the
+    journal records, legal from their opening, their moves scored; ``cardinal tune pgn`` reads them."""
+    from tests.engine_proc import ensure_warm_cache
+    ensure_warm_cache()        # a cold compile on a busy machine would outlast the engines' start-up wait
+    j, pgn = tmp_path / "s.jsonl", tmp_path / "s.pgn"
+    r = run("tune", "spsa", "--variant", "chess", "--params", "RFP_MARGIN", "--iterations", "1", "--nodes", "200",
+            "--journal", str(j), "--out", str(tmp_path / "chess.json"), "--pgn", str(pgn), "--no-progress",
+            timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    from bench.pgn_reader import read_games, replay
+    games = read_games(pgn.read_text())
+    _, lines = S.read_journal(str(j))
+    assert [int(g.tags["Round"]) for g in games] == [g["round"] for g in lines[0]["games"]] == [1, 2]
+    assert [g.tags["White"] for g in games] == ["theta+", "theta-"]
+    for g in games:
+        replay(g)                                        # raises on an illegal move
+        assert g.result in ("1-0", "0-1", "1/2-1/2") and any(g.comments), (lines, pgn.read_text())
+    assert games[0].tags.get("FEN") == games[1].tags.get("FEN")     # one opening, colours reversed
+
 # ------------------------------------------------------------------ command line
 
 @pytest.mark.parametrize("args,msg", [

@@ -217,6 +217,7 @@ class SpsaConfig:
     openings: str | None = None
     progress: bool = True
     argv: list = field(default_factory=list)
+    pgn: str | None = None            # append each game here (PGN; network training data)
 
 
 def select_params(names: list[str] | None) -> list:
@@ -326,7 +327,7 @@ class _StubExecutor:
             return None
         t = self.queue.pop(0)
         scores = self.play(t)
-        games = [_FakeGame(s) for s in scores]
+        games = [_FakeGame(s, rnd) for s, (rnd, _) in zip(scores, t.rounds)]
         return ("pair", PairResult(t.pair, games, True, worker="stub"))
 
     def attempts(self, pair):
@@ -386,7 +387,26 @@ def run_spsa(cfg: SpsaConfig, play=None, warn=None, stop_after: int | None = Non
     engines (tests). ``stop_after``: stop (as after Ctrl-C) once this many pairs of this
     session are recorded. Raises ``ValueError`` for bad settings or a journal of another run,
     ``OSError`` for files, ``EngineError``/``ConnectionError`` when the engines or the cluster
-    cannot start."""
+    cannot start.
+
+    With ``cfg.pgn`` each finished pair's games are appended there (fsynced, before the
+    pair's journal line, as ``cardinal match`` does); a resumed run appends to the journal's
+    PGN unless given another, after dropping the games of pairs its journal does not hold.
+    The journal and the PGN are locked for the run (two runs appending to one journal would
+    record pairs twice)."""
+    from bench import journal as J
+    pgn = cfg.pgn
+    if pgn is None and cfg.resume_path:
+        pgn = read_journal(cfg.resume_path)[0].get("pgn")
+    held = J.lock_outputs([cfg.resume_path or cfg.journal_path, pgn])
+    try:
+        return _run_spsa(cfg, play, warn, stop_after)
+    finally:
+        J.release_all(held)
+
+
+def _run_spsa(cfg: SpsaConfig, play, warn, stop_after) -> SpsaResult:
+    """:func:`run_spsa` with its output files locked."""
     from bench import journal as J
     from bench.openings import default_openings, load_openings
     from bench.pairs import GameSettings, PairTask, schedule
@@ -428,19 +448,35 @@ def run_spsa(cfg: SpsaConfig, play=None, warn=None, stop_after: int | None = Non
     jpath = cfg.resume_path or cfg.journal_path
     if jpath:
         os.makedirs(os.path.dirname(os.path.abspath(jpath)), exist_ok=True)
-    jr = J.Journal(jpath) if jpath else None
+    pgn_path = cfg.pgn or (header or {}).get("pgn")
+    pgn_fh = None
+    if pgn_path:
+        if header is not None and header.get("pgn") == os.path.abspath(pgn_path):
+            # games written just before the run stopped, of pairs the journal does not hold
+            J.keep_rounds(pgn_path, {g["round"] for ln in lines for g in ln["games"]}, header.get("pgn_offset", 0))
+        os.makedirs(os.path.dirname(os.path.abspath(pgn_path)), exist_ok=True)
+        pgn_fh = open(pgn_path, "a", encoding="utf-8")
+    pgn_offset = pgn_fh.tell() if pgn_fh else 0
+    try:
+        jr = J.Journal(jpath) if jpath else None
+    except OSError:
+        if pgn_fh:
+            pgn_fh.close()
+        raise
     t0 = time.perf_counter()
     ex = None
     bar = None
     try:
         if jr and header is None:
             jr.write({"format": FORMAT, "version": VERSION, "type": "spsa", **ident, "argv": cfg.argv,
-                      "scheduler": cfg.scheduler or f"local x{cfg.concurrency}"})
+                      "scheduler": cfg.scheduler or f"local x{cfg.concurrency}",
+                      "pgn": os.path.abspath(pgn_path) if pgn_path else None, "pgn_offset": pgn_offset})
         elif jr:
             jr.write({"type": "resume", "done": spsa.k, "theta": spsa.theta})
         if spsa.done:
             return res
         tc = TimeControl(*parse_tc(cfg.tc)) if cfg.tc else TimeControl(None, 0.0, nodes=cfg.nodes)
+        tc_text = tc.pgn()
         specs = [_cardinal_spec("theta+", None), _cardinal_spec("theta-", None)]
         settings = GameSettings(match_id=uuid.uuid4().hex[:12], variant=variant, specs=specs,
                                 names=["theta+", "theta-"], tcs=[tc, tc], adjudication=ADJUDICATION)
@@ -485,6 +521,17 @@ def run_spsa(cfg: SpsaConfig, play=None, warn=None, stop_after: int | None = Non
             pr = inflight.pop(payload.pair, None)
             if pr is None or not payload.complete:
                 continue
+            payload.games.sort(key=lambda g: getattr(g, "round", 0))
+            if pgn_fh and all(hasattr(g, "san") for g in payload.games):
+                from bench.outputs import error_line, naming
+                from bench.pgn import pgn_text
+                try:
+                    with naming(pgn_path):
+                        J.fsync_write(pgn_fh, "".join(pgn_text(g, "Cardinal SPSA", tc=tc_text)
+                                                      for g in payload.games))
+                except OSError as e:       # a full disk: the pair is not journalled either
+                    res.error = error_line(e)
+                    break
             scores = [g.score_for(0) for g in payload.games]
             result = pair_result(scores)
             spsa.update(pr, result)
@@ -517,6 +564,8 @@ def run_spsa(cfg: SpsaConfig, play=None, warn=None, stop_after: int | None = Non
             ex.close()
         if jr:
             jr.close()
+        if pgn_fh:
+            pgn_fh.close()
         res.seconds = time.perf_counter() - t0
     return res
 
@@ -635,6 +684,9 @@ def _parser():
     ap.add_argument("--out", default=None, help="the tuned values (default variants/params/<variant>.json)")
     ap.add_argument("--plot", default=None, help="SVG of the parameters' paths (default: the journal's name .svg)")
     ap.add_argument("--openings", default=None, help="EPD/FEN file (default: the variant's suite)")
+    ap.add_argument("--pgn", default=None, metavar="FILE",
+                    help="append every game to this PGN (network training data: cardinal tune pgn); "
+                         "a resumed run appends to its journal's PGN unless given another")
     ap.add_argument("--no-progress", action="store_true")
     return ap
 
@@ -682,14 +734,14 @@ def config_from_args(argv: list) -> SpsaConfig:
                      journal_path=None if a.resume else journal, resume_path=a.resume,
                      out=a.out or P.params_path(variant),
                      plot=a.plot or os.path.splitext(journal)[0] + ".svg", openings=a.openings,
-                     progress=not a.no_progress, argv=["cardinal", "tune", "spsa", *argv])
+                     progress=not a.no_progress, argv=["cardinal", "tune", "spsa", *argv], pgn=a.pgn)
     return cfg
 
 
 def _check_outputs(cfg: SpsaConfig) -> str | None:
     from bench.outputs import check_output_path
     for path, opt, replace in ((cfg.resume_path or cfg.journal_path, "--journal", False),
-                               (cfg.out, "--out", True), (cfg.plot, "--plot", True)):
+                               (cfg.out, "--out", True), (cfg.plot, "--plot", True), (cfg.pgn, "--pgn", False)):
         why = check_output_path(path, opt, replace=replace, mkdir=True)
         if why:
             return why
