@@ -545,9 +545,21 @@ def main(argv=None) -> int:
         print(f"error: unknown command {argv[0]!r} (try: cardinal --help)", file=sys.stderr)
         return 2
     try:
-        return cmd(argv[1:]) or 0
+        status = cmd(argv[1:]) or 0
+        sys.stdout.flush()        # here, not at exit, so a closed pipe is caught below
+        return status
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader of our output left (``cardinal ... | head``): stop quietly, as a shell tool
+        # killed by SIGPIPE does; stdout goes to /dev/null so the exit flush cannot fail again
+        # (the Python docs' recipe, "Note on SIGPIPE")
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 141
 
 
 if __name__ == "__main__":

@@ -263,3 +263,19 @@ def test_bench_compare_fsf_without_fairy_stockfish_is_an_error_before_the_run():
     err = r.stderr.strip().splitlines()
     assert r.returncode == 2 and r.stdout == "", (r.stdout, r.stderr)
     assert len(err) == 1 and "fairy-stockfish not found" in err[0], r.stderr
+
+
+@pytest.mark.parametrize("args", [("perft", "--variant", "grand", "--divide", "2"),
+                                  ("tune", "nnue-data", "verify", "--variant", "grand")])
+def test_a_reader_that_leaves_is_no_traceback(args):
+    """``cardinal ... | head``: the pipe closes before the output is written; the command stops
+    quietly with status 141 (a shell tool killed by SIGPIPE), no traceback."""
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, stdout=w, stderr=subprocess.PIPE,
+                           text=True, timeout=300)
+    finally:
+        os.close(w)
+    assert "Traceback" not in p.stderr and "BrokenPipe" not in p.stderr, p.stderr
+    assert p.returncode == 141, (p.returncode, p.stderr)
