@@ -6,7 +6,8 @@
 ``bench/runs/NAME.json`` names the old engine (a commit), the new one (that commit plus
 ``NAME.patch``) and the ``cardinal match`` command. This script makes the two git worktrees
 ``../cardinal-NAME-old`` and ``../cardinal-NAME-new`` beside the checkout (once), checks that
-each one's ``cardinal bench`` is the manifest's ``Bench``, and runs the command with those
+each one's ``cardinal bench`` is the manifest's ``Bench``, fills each one's numba cache
+(``cardinal warmup``) and runs the command with those
 directories, adding ``--resume bench/runs/NAME.jsonl`` when that journal already holds games.
 The journal is committed with the manifest, so a test continues in a later session on another
 machine; stop it with SIGTERM or Ctrl-C (finished game pairs are kept). A test whose manifest
@@ -69,6 +70,10 @@ def main(argv: list[str]) -> int:
             got = bench_of(d)
             if got != m[side]["bench"]:
                 sys.exit(f"error: {d}: Bench {got}, the manifest says {m[side]['bench']}")
+            # fill the engine's own numba cache too (bench compiles only its path): a UCI engine
+            # that compiles at its first isready on a busy machine misses the runner's deadline
+            # and loses by "stalled connection"
+            sh(sys.executable, "-m", "engine", "warmup", cwd=d, capture=True)
     cmd = shlex.split(m["command"])
     cmd = [c.replace("dir=../cardinal-new", f"dir={dirs['new']}").replace("dir=../cardinal-old", f"dir={dirs['old']}")
            .replace("cmd=python3 ", f"cmd={sys.executable} ") for c in cmd]     # the engines run with this Python

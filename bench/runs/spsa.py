@@ -75,6 +75,7 @@ def main(argv: list[str]) -> int:
         got = bench_of(d)
         if got != m["engine"]["bench"]:
             sys.exit(f"error: {d}: Bench {got}, the manifest says {m['engine']['bench']}")
+        sh(sys.executable, "-m", "engine", "warmup", cwd=d, capture=True)    # the engines' cache, before any game
     print(f"(in {d}) " + " ".join(shlex.quote(c) for c in cmd))
     if dry:
         return 0
