@@ -215,6 +215,9 @@ class EngineProcess:
         self.label, self.debug, self.cmd = label, debug, list(cmd)
         self._q: queue.Queue = queue.Queue()
         self.stderr_tail: collections.deque = collections.deque(maxlen=stderr_lines)
+        if env is None:       # not this process's numba cache: the engine may be another Cardinal
+            from engine.rules.cache import foreign_env
+            env = foreign_env()
         try:
             self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, cwd=cwd or None, env=env,

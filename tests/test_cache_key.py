@@ -161,3 +161,48 @@ def test_the_key_is_derived_not_listed(tmp_path):
     assert _probe(src)[0] == h0
     (src / "engine" / "rules" / "extra_const.py").write_text("EXTRA = 6\n")
     assert _probe(src)[0] != h0
+
+
+def test_a_cache_inherited_from_other_sources_is_neither_nested_nor_pruned(tmp_path):
+    """A match runner of one version starts engines of another (an SPRT between two checkouts):
+    the engine must not nest its cache in the runner's directory or prune that directory's
+    siblings, or the two versions delete each other's caches and recompile at every start."""
+    src = _tree(tmp_path)
+    other = tmp_path / "main" / "engine" / "__pycache__" / ("numba-" + "0" * 16)   # another checkout's
+    other.mkdir(parents=True)
+    (other / "keep").write_text("x")
+    h, d, _ = _probe(src, NUMBA_CACHE_DIR=str(other))
+    assert d == str(src / "engine" / "__pycache__" / f"numba-{h}")          # its own tree's, as if unset
+    assert sorted(p.name for p in other.iterdir()) == ["keep"]
+    user = tmp_path / "nc"
+    sibling = user / ("cardinal-" + "1" * 16)                                 # a per-user cache of another version
+    sibling.mkdir(parents=True)
+    h, d, _ = _probe(src, NUMBA_CACHE_DIR=str(sibling))
+    assert d == str(user / f"cardinal-{h}") and sibling.is_dir()             # shared parent, nothing pruned
+
+
+FOREIGN = ("import json, os; from engine.rules import cache; cache.configure(); "
+           "print(json.dumps([os.environ.get('NUMBA_CACHE_DIR'), cache.foreign_env().get('NUMBA_CACHE_DIR')]))")
+
+
+def test_engines_are_started_without_this_processs_cache_choice(tmp_path):
+    """The match runner's engines get NUMBA_CACHE_DIR as the user set it, not the directory
+    this process chose for its own sources (bench.engines.EngineProcess uses foreign_env)."""
+    src = _tree(tmp_path)
+    for extra, want in (({}, None), ({"NUMBA_CACHE_DIR": str(tmp_path / "nc")}, str(tmp_path / "nc"))):
+        env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+        env.update(PYTHONPATH=str(src), **extra)
+        r = subprocess.run([sys.executable, "-c", FOREIGN], cwd=str(src), env=env, capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        own, foreign = json.loads(r.stdout)
+        assert own and own != want and foreign == want
+    from bench.engines import EngineProcess
+    p = EngineProcess([sys.executable, "-c", "import os; print(os.environ.get('NUMBA_CACHE_DIR'))"])
+    try:
+        from engine.rules import cache
+        line = p.readline(__import__("time").monotonic() + 30)[1].strip()
+        assert line == str(cache.foreign_env().get("NUMBA_CACHE_DIR"))
+        assert line != cache.configure() or os.environ.get("NUMBA_CACHE_DIR") is None
+    finally:
+        p.kill()

@@ -29,7 +29,10 @@ imported; :mod:`engine.rules.jit` does that):
 4. else numba compiles in memory at every start (nothing writable).
 
 Older sibling directories of another hash are removed (best effort) when a new
-one is made. The module is plain Python (no numpy, no numba) so the protocol
+one is made. A directory inherited from a Cardinal process of *other* sources (the
+runner of a match between two versions) is neither nested in nor pruned: each version
+keeps its own cache, and the match runner starts its engines with the user's
+``NUMBA_CACHE_DIR`` (:func:`foreign_env`), not its own choice. The module is plain Python (no numpy, no numba) so the protocol
 layer can ask :func:`is_warm` before its first answer.
 
 Also here: :func:`is_warm`/:func:`mark_warm` (a marker written after a complete
@@ -293,16 +296,44 @@ def configure() -> str | None:
     child processes inherit the choice through the environment."""
     with _lock:
         if "dir" not in _state:
+            _state["user_env"] = os.environ.get("NUMBA_CACHE_DIR")
             _state["dir"] = _choose()
             if _state["dir"]:
                 os.environ["NUMBA_CACHE_DIR"] = _state["dir"]
         return _state["dir"]
 
 
+def foreign_env() -> dict:
+    """The environment for a process that may be another program or another Cardinal (an
+    engine of a match): this one's, with ``NUMBA_CACHE_DIR`` as the user had it (unset if
+    they had not set it), not the directory :func:`configure` chose for these sources; a
+    Cardinal of the same sources chooses that directory again by itself."""
+    env = dict(os.environ)
+    if "dir" in _state:
+        if _state.get("user_env") is None:
+            env.pop("NUMBA_CACHE_DIR", None)
+        else:
+            env["NUMBA_CACHE_DIR"] = _state["user_env"]
+    return env
+
+
+_KEYED = re.compile(r"^(cardinal|numba)-[0-9a-f]{16}$")     # a directory named by this module
+
+
 def _choose() -> str | None:
     hx = source_hash()
     user = os.environ.get("NUMBA_CACHE_DIR", "")
     chosen = None
+    if user and _KEYED.match(Path(user).name) and Path(user).name not in (_USER_PREFIX + hx, _LOCAL_PREFIX + hx):
+        # inherited from a parent Cardinal of other sources (a match or SPRT between two
+        # versions): nesting there and pruning its siblings would delete the other version's
+        # cache while it runs, and each would recompile at every start. A per-user cache
+        # directory's parent is shared without pruning; a checkout's own is not ours at all.
+        if Path(user).name.startswith(_USER_PREFIX):
+            cand = Path(user).parent / (_USER_PREFIX + hx)
+            if _writable_dir(cand):
+                return str(cand)
+        user = ""
     if user and Path(user).name in (_USER_PREFIX + hx, _LOCAL_PREFIX + hx):
         chosen = Path(user)                       # inherited from a parent Cardinal process
     elif user:
