@@ -699,3 +699,46 @@ def test_search_sync_is_the_threaded_search_in_the_calling_thread(variant, monke
     monkeypatch.setattr(threading.Thread, "start", lambda self: (started.append(self.name), real_start(self)))
     best, _ = s.search_sync(pos, Limits(movetime=50))
     assert best in pos.legal_moves() and "cardinal-search" in started
+
+
+def _clean_pv_reference(pos, pv):
+    """The PV truncation as it was written first: a legal_moves() list per move, push() on a copy."""
+    out = []
+    p = pos.copy()
+    for m in pv:
+        if m == 0 or m not in p.legal_moves():
+            break
+        p.push(m)
+        out.append(m)
+    return out
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_clean_pv_truncates_at_the_first_illegal_move(variant):
+    """Searcher._clean_pv (one move generation per PV move into the position's buffer) keeps
+    exactly the moves the legal_moves()-list version kept, and leaves the position untouched."""
+    import random
+    rng = random.Random(17)
+    for pos in random_positions(variant, 12, seed=5):
+        before = (pos.board.copy(), pos.st.copy(), pos.hist.copy(), pos.stack.copy(), list(pos.move_stack))
+        line, p = [], pos.copy()
+        for _ in range(rng.randint(0, 10)):
+            lm = p.legal_moves()
+            if not lm:
+                break
+            line.append(rng.choice(lm))
+            p.push(line[-1])
+        legal_here = pos.legal_moves()
+        other = random_positions(variant, 1, seed=rng.randint(0, 10 ** 6))[0].legal_moves()
+        cases = [line, line + [0], [0] + line, []]
+        for k in range(len(line) + 1):   # a foreign move (often illegal here) at every place, and a junk int
+            cases.append(line[:k] + [rng.choice(other)] + line[k:])
+            cases.append(line[:k] + [123456789] + line[k:])
+        if line:
+            cases.append(line[:1] + line)   # the first move twice: illegal for the other side
+        cases.append(legal_here[:1] * 3)
+        for pv in cases:
+            assert Searcher._clean_pv(pos, pv) == _clean_pv_reference(pos, pv), pv
+        assert np.array_equal(pos.board, before[0]) and np.array_equal(pos.st, before[1])
+        assert np.array_equal(pos.hist, before[2]) and np.array_equal(pos.stack, before[3])
+        assert pos.move_stack == before[4]
