@@ -730,3 +730,207 @@ def test_use_nnue_and_evalfile(eng, tmp_path):
     e.expect(r"info string error: setoption Use NNUE: value must be true or false.*", 10)
     e.send("setoption name EvalFile value <default>", "setoption name UCI_Variant value chess", "ucinewgame")
     assert sync(e) == ["readyok"]
+
+
+# ---------------------------------------------------------------- incremental `position`
+class _Lines:
+    def __init__(self):
+        self.lines = []
+
+    def send(self, line):
+        self.lines.append(line)
+
+
+def _uci_handler():
+    """A UCIHandler in this process (a fake searcher; the rules core loads in the warm-up)."""
+    from engine.protocol.session import Backend
+    from engine.protocol.uci import UCIHandler
+    out = _Lines()
+    return UCIHandler(out, None, Backend(out, None, searcher_factory=lambda hash_mb: FakeSearcher(hash_mb))), out
+
+
+def _pos_state(pos):
+    """Everything of a Position a search or a later command can see (the move buffer is scratch)."""
+    return (pos.variant.name, pos.fen(), pos.key, pos.ply, pos.board.tobytes(), pos.st.tobytes(),
+            pos.hist.tobytes(), pos.stack.tobytes(), tuple(pos.move_stack), tuple(pos.warnings), pos.start_fen)
+
+
+def _replayed(commands):
+    """The position and output lines of the last command in a fresh handler (a full replay)."""
+    h, out = _uci_handler()
+    for c in commands[:-1]:
+        h.handle(c)
+    out.lines.clear()
+    h.handle(commands[-1])
+    return _pos_state(h._position()), out.lines
+
+
+def _random_game(variant, plies, seed, fen=None):
+    import random
+    from engine.rules.position import Position
+    rng = random.Random(seed)
+    pos = Position.from_fen(fen, variant)
+    moves = []
+    for _ in range(plies):
+        lm = pos.legal_moves()
+        if not lm or pos.status() != "ongoing":
+            break
+        mv = rng.choice(lm)
+        moves.append(pos.uci(mv))
+        pos.push(mv)
+    return moves
+
+
+def _count_pushes(monkeypatch):
+    from engine.rules.position import Position
+    calls = []
+    real = Position.push_gui_move
+
+    def counting(self, text, zero_based=False):
+        calls.append(text)
+        return real(self, text, zero_based)
+
+    monkeypatch.setattr(Position, "push_gui_move", counting)
+    return calls
+
+
+@pytest.mark.parametrize("variant", ["chess", "grand", "capablanca", "knightrelay"])
+def test_position_extending_the_previous_one_plays_only_the_new_moves(monkeypatch, variant):
+    """A GUI sends the whole game at every move; a command that repeats the previous one's
+    start and moves and adds one or two plays only those, and ends in exactly the position
+    (board, state, hash, history, undo stack, warnings) and output of a full replay."""
+    moves = _random_game(variant, 90, seed=3)
+    h, out = _uci_handler()
+    h.handle(f"setoption name UCI_Variant value {variant}")
+    calls = _count_pushes(monkeypatch)
+    k, step = 0, 1
+    while k < len(moves):
+        prev, k = k, min(len(moves), k + step)
+        step = 3 - step                       # one move, then two, ...
+        cmd = "position startpos moves " + " ".join(moves[:k])
+        del calls[:]
+        out.lines.clear()
+        h.handle(cmd)
+        assert calls == moves[prev:k], "only the new moves are played"
+        if k % 10 in (0, 1) or k == len(moves):
+            monkeypatch.undo()
+            state, lines = _replayed([f"setoption name UCI_Variant value {variant}", cmd])
+            calls = _count_pushes(monkeypatch)
+            assert _pos_state(h.pos) == state and out.lines == lines, k
+
+
+@pytest.mark.parametrize("second", [
+    "position startpos moves {m10}",                        # a take-back: shorter
+    "position startpos moves {m12a} {other}",               # another move in the middle
+    "position startpos",                                    # no moves
+    "position fen {fen12} moves {m12b}",                    # the same game from a FEN
+    "position fen {fen0} moves {m12}",                      # the start position as a FEN
+    "position startpos moves {m12} {m12b}",                 # an extension (for comparison)
+    "position  startpos   moves {m12} {m12b}",              # extra spaces: the same words
+])
+def test_position_not_extending_the_previous_one_replays(second):
+    """A command that is not the previous one plus moves (a take-back, another line, another
+    start or FEN) gives exactly the full replay's position and output."""
+    from engine.rules.position import Position
+    moves = _random_game("grand", 20, seed=11)
+    p = Position.from_fen(None, "grand")
+    for m in moves[:12]:
+        p.push_uci(m)
+    q = Position.from_fen(None, "grand")
+    for m in moves[:11]:
+        q.push_uci(m)
+    other = [u for u in q.legal_uci() if u != moves[11]][0]
+    text = second.format(m10=" ".join(moves[:10]), m12=" ".join(moves[:12]), m12a=" ".join(moves[:11]),
+                         other=other, fen12=p.fen(), m12b=" ".join(moves[12:16]), fen0=p.variant.start_fen)
+    first = "position startpos moves " + " ".join(moves[:12])
+    h, out = _uci_handler()
+    h.handle("setoption name UCI_Variant value grand")
+    h.handle(first)
+    out.lines.clear()
+    h.handle(text)
+    state, lines = _replayed(["setoption name UCI_Variant value grand", text])
+    assert _pos_state(h.pos) == state and out.lines == lines
+
+
+def test_position_with_an_illegal_new_move_errors_as_a_full_replay(monkeypatch):
+    """An illegal move among the new ones: the same error line (numbered in the whole list) and
+    the same position (the moves before it) as a full replay; the next command extends that."""
+    moves = _random_game("grand", 30, seed=5)
+    h, out = _uci_handler()
+    h.handle("setoption name UCI_Variant value grand")
+    h.handle("position startpos moves " + " ".join(moves[:20]))
+    for bad in ("a1a1", "e3e5x", "zz", moves[20][2:] + moves[20][:2]):
+        cmd = "position startpos moves " + " ".join(moves[:21] + [bad] + moves[22:25])
+        out.lines.clear()
+        h.handle(cmd)
+        state, lines = _replayed(["setoption name UCI_Variant value grand", cmd])
+        assert _pos_state(h.pos) == state and out.lines == lines
+        assert len(lines) == 1 and lines[0].startswith("info string error: move 22 (")
+    calls = _count_pushes(monkeypatch)
+    cmd = "position startpos moves " + " ".join(moves[:23])
+    out.lines.clear()
+    h.handle(cmd)
+    assert calls == moves[21:23]            # from the position the refused command left
+    monkeypatch.undo()
+    state, lines = _replayed(["setoption name UCI_Variant value grand", cmd])
+    assert _pos_state(h.pos) == state and out.lines == lines == []
+    # a bad FEN keeps the position, and the next extension still goes on from it
+    h.handle("position fen 10/10 w - - 0 1 moves e3e5")
+    calls = _count_pushes(monkeypatch)
+    h.handle("position startpos moves " + " ".join(moves[:24]))
+    assert calls == moves[23:24]
+
+
+def test_position_after_a_variant_change_newgame_or_perft_replays(monkeypatch):
+    """A variant change, ucinewgame and go perft (which plays on the position) each make the
+    next command a full replay, with the full replay's result."""
+    moves = _random_game("chess", 12, seed=2)
+    h, out = _uci_handler()
+    first = "position startpos moves " + " ".join(moves[:8])
+    nxt = "position startpos moves " + " ".join(moves[:9])
+    for between in ("setoption name UCI_Variant value standard", "ucinewgame", "go perft 2"):
+        h.handle("setoption name UCI_Variant value chess")
+        h.handle(first)
+        h.handle(between)
+        calls = _count_pushes(monkeypatch)
+        out.lines.clear()
+        h.handle(nxt)
+        assert calls == moves[:9], between
+        monkeypatch.undo()
+        state, lines = _replayed(["setoption name UCI_Variant value chess", nxt])
+        assert _pos_state(h.pos) == state and out.lines == lines
+    # grand after chess: the same words name another start position
+    h.handle("setoption name UCI_Variant value chess")
+    h.handle("position startpos")
+    h.handle("setoption name UCI_Variant value grand")
+    h.handle("position startpos moves e3e5")
+    assert h.pos.variant.name == "grand" and h.pos.move_stack and h.pos.ply == 1
+
+
+def test_position_knightrelay_warnings_repeat_as_in_a_full_replay():
+    """Warnings (a side not to move in check in the FEN, a Cute Chess move into a relayed
+    check) are printed at every command, as a full replay prints them."""
+    fen = "8/4k3/3R4/1N6/8/8/8/4K3 b - - 0 1"
+    h, out = _uci_handler()
+    h.handle("setoption name UCI_Variant value knightrelay")
+    cmds = [f"position fen {fen} moves e7e8", f"position fen {fen} moves e7e8 d6e6"]
+    for c in cmds:
+        out.lines.clear()
+        h.handle(c)
+        state, lines = _replayed(["setoption name UCI_Variant value knightrelay", c])
+        assert _pos_state(h.pos) == state and out.lines == lines
+        assert any("e7e8" in ln for ln in lines)
+
+
+def test_position_incremental_past_the_undo_stack():
+    """Extensions one move at a time past the 2,048-entry undo stack (the history is rebased
+    on the way) end where a full replay ends."""
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"]
+    moves = [shuffle[i % 4] for i in range(2100)]
+    h, out = _uci_handler()
+    h.handle("setoption name UCI_Variant value chess")
+    for k in list(range(1700, 1760)) + list(range(1760, 2101, 7)):
+        cmd = "position startpos moves " + " ".join(moves[:k])
+        h.handle(cmd)
+        if k in (1700, 1749, 1750, 1751, 1799, 2099):
+            assert _pos_state(h.pos) == _replayed(["setoption name UCI_Variant value chess", cmd])[0], k

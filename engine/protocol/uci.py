@@ -22,7 +22,8 @@ Chess and Fairy-Stockfish send. Implemented:
   search on, without recompiling.
 * ``ucinewgame``, ``position startpos|fen F [moves ...]`` (a bad FEN keeps the
   previous position; an illegal move keeps the moves before it, as Stockfish
-  does), ``go`` with ``wtime btime winc binc movestogo movetime depth nodes mate
+  does; a command that repeats the previous one and adds moves, as GUIs send
+  them during a game, plays only the added moves), ``go`` with ``wtime btime winc binc movestogo movetime depth nodes mate
   infinite ponder`` (depth and mate clamped to their range with a warning; if
   every limit was refused, a fixed move time instead of an endless search),
   ``go perft N`` (Stockfish format), ``stop``, ``ponderhit``, ``quit``; debug ``d`` and ``eval`` (with a
@@ -109,6 +110,9 @@ class UCIHandler:
         backend.out_note = lambda msg: out.send(f"info string {clean(msg)}")
         self.variant = "chess"
         self.pos = None               # None = start position of self.variant (built on first use)
+        # (variant, head words, moves played, Position) of the last `position` command: the next
+        # one that repeats its head and extends its moves plays only the new moves on a copy
+        self._last_position = None
         self.ponder_option = False
         self.searching = False
         self.idle = threading.Event()
@@ -266,33 +270,51 @@ class UCIHandler:
             raise UCIError("position: expected 'startpos' or 'fen <FEN>' before 'moves'")
         if not self.backend.wait_core():
             raise UCIError(self.backend.core_error or "engine not ready")
-        from engine.rules.position import Position   # lazy, for start-up speed: numba
-        if head[0] == "startpos" and len(head) == 1:
-            pos = Position.from_fen(None, self.variant)
-        elif head[0] == "fen" and len(head) > 1:
-            fen = " ".join(head[1:])
-            try:
-                pos = Position.from_fen(fen, self.variant)
-            except ValueError as e:
-                raise UCIError(f"bad FEN ({self.variant}): {e}") from None
+        head, moves = tuple(head), tuple(moves)
+        last = self._last_position
+        if (last is not None and last[3] is self.pos and last[0] == self.variant and last[1] == head
+                and moves[:len(last[2])] == last[2]):
+            # The GUI's usual command: the previous one with the moves since. Its position (kept
+            # unchanged: searches and `d` use copies, perft is told to drop it) is the full
+            # replay of its moves, so playing the rest on a copy gives the full replay of all.
+            pos = self.pos.copy()
+            done = len(last[2])
         else:
-            raise UCIError("position: expected 'startpos' or 'fen <FEN>' before 'moves'")
+            pos = self._start_position(head)
+            done = 0
         # Like Stockfish and Fairy-Stockfish: the moves up to an illegal one are played and
         # the rest dropped, so a later `go` answers for the position the GUI was building.
         refused = None
-        for k, mv in enumerate(moves):
+        played = len(moves)
+        for k in range(done, len(moves)):
+            mv = moves[k]
             try:
                 _, warning = pos.push_gui_move(mv)
             except ValueError as e:
                 refused = f"move {k + 1} ({clean(mv, 20)}): {e}; playing from the position before it"
+                played = k
                 break
             if warning:
                 pos.warnings.append(warning)
         for w in pos.warnings:
             self.out.send(f"info string warning: {w}")
         self.pos = pos
+        self._last_position = (self.variant, head, moves[:played], pos)
         if refused:
             raise UCIError(refused)
+
+    def _start_position(self, head):
+        """The position a ``position`` command's words before ``moves`` name (``UCIError`` if none)."""
+        from engine.rules.position import Position   # lazy, for start-up speed: numba
+        if head[0] == "startpos" and len(head) == 1:
+            return Position.from_fen(None, self.variant)
+        if head[0] == "fen" and len(head) > 1:
+            fen = " ".join(head[1:])
+            try:
+                return Position.from_fen(fen, self.variant)
+            except ValueError as e:
+                raise UCIError(f"bad FEN ({self.variant}): {e}") from None
+        raise UCIError("position: expected 'startpos' or 'fen <FEN>' before 'moves'")
 
     def cmd_go(self, args) -> None:
         if args and args[0] == "perft":
@@ -417,6 +439,7 @@ class UCIHandler:
         if len(args) != 1 or not re.fullmatch(r"[0-9]{1,9}", args[0]) or not 1 <= int(args[0]) <= PERFT_MAX:
             raise UCIError(f"go perft: expected a depth 1..{PERFT_MAX}")
         pos = self._position()
+        self._last_position = None   # (perft plays and takes back moves on it: no longer a plain replay)
         total = 0
         for mv, n in pos.divide(int(args[0])):
             self.out.send(f"{mv}: {n}")
