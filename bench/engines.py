@@ -271,6 +271,13 @@ class EngineProcess:
             self.debug(f"{self.label} > {line}")
         self.write(line.encode("utf-8") + b"\n")
 
+    def send_lines(self, lines: list[str]) -> None:
+        """Write several lines in one write (raises :class:`Died` if the pipe is closed)."""
+        if self.debug:
+            for line in lines:
+                self.debug(f"{self.label} > {line}")
+        self.write("".join(line + "\n" for line in lines).encode("utf-8"))
+
     def readline(self, deadline: float) -> tuple[float, str]:
         """Next ``(time, line)``; raises :class:`NoReply` at ``deadline`` (monotonic s),
         :class:`Died` at end of file."""
@@ -507,6 +514,10 @@ class Engine:
         self.quit()
 
 
+def _is_readyok(line: str) -> bool:
+    return line.strip() == "readyok"
+
+
 def _check_uci_value(decl: dict, value: str) -> str | None:
     """Why ``value`` does not fit a UCI option declaration, or None."""
     kind = decl.get("type")
@@ -644,14 +655,18 @@ class UciEngine(Engine):
         """``isready`` -> ``readyok``; returns the lines read before it.
         Raises :class:`NoReply` / :class:`Died`."""
         self.proc.send("isready")
-        return self.proc.expect(lambda s: s.strip() == "readyok", timeout)[1][:-1]
+        return self.proc.expect(_is_readyok, timeout)[1][:-1]
 
-    def position(self, fen: str | None = None, moves=()) -> None:
-        """``position startpos|fen FEN [moves ...]``."""
+    @staticmethod
+    def _position_command(fen: str | None, moves) -> str:
         cmd = "position startpos" if fen is None else f"position fen {fen}"
         if moves:
             cmd += " moves " + " ".join(moves)
-        self.proc.send(cmd)
+        return cmd
+
+    def position(self, fen: str | None = None, moves=()) -> None:
+        """``position startpos|fen FEN [moves ...]``."""
+        self.proc.send(self._position_command(fen, moves))
 
     def search(self, go: str, timeout: float) -> SearchResult:
         """Send ``go`` + ``go`` arguments (e.g. ``"depth 9"``) and read up to ``bestmove``."""
@@ -683,11 +698,19 @@ class UciEngine(Engine):
         self.sync(PING_TIMEOUT)
 
     def go(self, game, tc, clocks: list, incs: list | None = None) -> float:
-        """Send the game's position and ``go`` for time control ``tc``; returns the
-        monotonic time ``go`` was written. ``incs``: White's and Black's increments in
-        seconds when they differ (time odds); default ``tc.inc`` for both."""
-        self.position(None if game.standard_start else game.start_fen, game.uci)
-        self.sync(PING_TIMEOUT)
+        """Send the game's position, ``isready`` and ``go`` for time control ``tc``; returns
+        the monotonic time ``go`` was written. ``incs``: White's and Black's increments in
+        seconds when they differ (time odds); default ``tc.inc`` for both.
+
+        With a clock or a move time, ``go`` waits for ``readyok`` (the engine has the
+        position before its clock starts). Without either (depth or node limits only) no
+        clock is charged, so ``go`` follows ``isready`` at once, in the same write, and
+        ``readyok`` is read after it: the same commands in the same order, without a
+        round trip per move. Raises :class:`NoReply` / :class:`Died` as :meth:`sync`."""
+        timed = bool(tc.clock or tc.movetime)
+        if timed:
+            self.position(None if game.standard_start else game.start_fen, game.uci)
+            self.sync(PING_TIMEOUT)
         parts = ["go"]
         if tc.clock:
             parts += [f"wtime {max(1, int(clocks[0]))}", f"btime {max(1, int(clocks[1]))}"]
@@ -701,8 +724,14 @@ class UciEngine(Engine):
         if getattr(tc, "nodes", None):
             parts.append(f"nodes {tc.nodes}")
         self.info = {}
+        if timed:
+            t = time.monotonic()
+            self.proc.send(" ".join(parts))
+            return t
+        fen = None if game.standard_start else game.start_fen
         t = time.monotonic()
-        self.proc.send(" ".join(parts))
+        self.proc.send_lines([self._position_command(fen, game.uci), "isready", " ".join(parts)])
+        self.proc.expect(_is_readyok, PING_TIMEOUT)
         return t
 
     def wait_move(self, deadline: float) -> tuple[float, str]:

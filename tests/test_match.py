@@ -734,6 +734,49 @@ def test_per_engine_depth_and_nodes_on_the_wire(tmp_path):
     assert all(g["TimeControl"] == "inf" for g in tags_of(pgn))
 
 
+class _WireLog:
+    """A stand-in for an engine process that logs what the driver writes and reads."""
+
+    def __init__(self):
+        self.log = []
+
+    def send(self, line):
+        self.log.append(("write", (line,)))
+
+    def send_lines(self, lines):
+        self.log.append(("write", tuple(lines)))
+
+    def expect(self, match, timeout):
+        assert match("readyok")
+        self.log.append(("read", "readyok"))
+        return "readyok", ["readyok"]
+
+
+@pytest.mark.parametrize("tc,timed", [(T.TimeControl(base=None, inc=0.0, nodes=500), False),
+                                      (T.TimeControl(base=None, inc=0.0, depth=3), False),
+                                      (T.TimeControl(base=None, inc=0.0, movetime=200, nodes=500), True),
+                                      (T.TimeControl(base=5.0, inc=0.05, nodes=500), True)])
+def test_uci_go_waits_for_readyok_only_with_a_clock(tc, timed):
+    """Each move sends position, isready and go in that order. With a clock or a move time
+    the driver reads readyok before it writes go (the position is set before the clock
+    starts); without either (depth and node limits) no clock is charged, so go goes out in
+    the same write and readyok is read after it: one round trip fewer per move."""
+    eng = object.__new__(E.UciEngine)
+    eng.proc, eng.info = _WireLog(), {"score": ("cp", 3)}
+    game = R.GameState("chess", None)
+    game.push(game.pos.parse_uci("e2e4"))
+    eng.go(game, tc, [5000.0, 5000.0])
+    go = [ln for kind, lines in eng.proc.log if kind == "write" for ln in lines if ln.startswith("go")]
+    assert len(go) == 1 and ("nodes 500" in go[0] or "depth 3" in go[0])
+    if timed:
+        assert eng.proc.log == [("write", ("position startpos moves e2e4",)), ("write", ("isready",)),
+                                ("read", "readyok"), ("write", (go[0],))]
+    else:
+        assert eng.proc.log == [("write", ("position startpos moves e2e4", "isready", go[0])),
+                                ("read", "readyok")]
+    assert eng.info == {}
+
+
 def test_global_nodes(tmp_path):
     rc, pgn, out, err = run(["--engine", legal_spec("A"), "--engine", legal_spec("B", extra="nodes=7"),
                              "--nodes", "500", "--games", "1", "--debug"], tmp_path)
