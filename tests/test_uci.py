@@ -934,3 +934,23 @@ def test_position_incremental_past_the_undo_stack():
         h.handle(cmd)
         if k in (1700, 1749, 1750, 1751, 1799, 2099):
             assert _pos_state(h.pos) == _replayed(["setoption name UCI_Variant value chess", cmd])[0], k
+
+
+def test_position_stays_incremental_across_d_eval_and_go(monkeypatch):
+    """`d`, `eval` and `go` between two commands leave the position as a replay made it: the
+    next extension plays only its new moves and still ends where a full replay ends."""
+    moves = _random_game("grand", 24, seed=8)
+    h, out = _uci_handler()
+    h.handle("setoption name UCI_Variant value grand")
+    h.handle("position startpos moves " + " ".join(moves[:20]))
+    for cmd in ("d", "eval", "go depth 1", "isready"):
+        h.handle(cmd)
+    h.idle.wait(10)
+    calls = _count_pushes(monkeypatch)
+    cmd = "position startpos moves " + " ".join(moves[:22])
+    out.lines.clear()
+    h.handle(cmd)
+    assert calls == moves[20:22]
+    monkeypatch.undo()
+    state, lines = _replayed(["setoption name UCI_Variant value grand", cmd])
+    assert _pos_state(h.pos) == state and out.lines == lines
