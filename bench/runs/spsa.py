@@ -17,14 +17,13 @@ pairs are kept). A run whose manifest says it finished is not continued without 
 """
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sprt import ROOT, bench_of, sh  # noqa: E402  (this directory's SPRT runner)
+from sprt import ROOT, launch, read_manifest, worktree  # noqa: E402  (this directory's SPRT runner)
 
 
 def command(m: dict, name: str) -> list[str]:
@@ -47,41 +46,19 @@ def command(m: dict, name: str) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0].startswith("-"):
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
-        return 2
-    name, dry = argv[0], "--dry-run" in argv[1:]
-    path = os.path.join(ROOT, "bench", "runs", f"{name}.json")
-    if not os.path.exists(path):
-        print(f"error: no manifest {path}", file=sys.stderr)
-        return 2
-    m = json.load(open(path))
-    if m.get("kind") != "spsa" or "command" not in m or "commit" not in m.get("engine", {}):
-        print(f"error: {path}: not an SPSA manifest (kind spsa, engine commit, command)", file=sys.stderr)
-        return 2
-    status = str(m.get("state", {}).get("status", ""))
-    if status.startswith(("finished", "stopped")) and "--force" not in argv[1:]:
-        print(f"error: {name}: the run is {status!r}; --force continues it anyway", file=sys.stderr)
-        return 2
+    got = read_manifest(argv, __doc__.strip().splitlines()[2].strip(),
+                        lambda m: m.get("kind") == "spsa" and "command" in m and "commit" in m.get("engine", {}),
+                        "SPSA manifest (kind spsa, engine commit, command)", ("finished", "stopped"))
+    if isinstance(got, int):
+        return got
+    name, dry, m = got
     try:
         cmd = command(m, name)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    d = os.path.abspath(os.path.join(ROOT, "..", f"cardinal-{name}"))
-    if not os.path.isdir(d):
-        sh("git", "worktree", "add", "--detach", d, m["engine"]["commit"])
-    if not dry:
-        got = bench_of(d)
-        if got != m["engine"]["bench"]:
-            sys.exit(f"error: {d}: Bench {got}, the manifest says {m['engine']['bench']}")
-        sh(sys.executable, "-m", "engine", "warmup", cwd=d, capture=True)    # the engines' cache, before any game
-    print(f"(in {d}) " + " ".join(shlex.quote(c) for c in cmd))
-    if dry:
-        return 0
-    os.makedirs(os.path.join(ROOT, "tune-data", "spsa"), exist_ok=True)
-    return subprocess.call(cmd, cwd=d)
-
+    d = worktree(f"cardinal-{name}", m["engine"]["commit"], m["engine"]["bench"], dry)
+    return launch(cmd, d, dry, "spsa")
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
