@@ -104,7 +104,7 @@ def _tune_args(ap, step: str, T) -> None:
     ap.add_argument("--variant", required=True, help=f"{', '.join(variants.all_names())}")
     if step == "pgn":
         ap.add_argument("--pgn", required=True, nargs="+", metavar="FILE",
-                        help="PGN files (cardinal match, Cute Chess); games of other variants are skipped")
+                        help="PGN files (cardinal match, Cute Chess; .xz read compressed); games of other variants are skipped")
         ap.add_argument("--out", required=True, metavar="OUT", help="data file to write (overwritten)")
         return
     if step == "teacher":

@@ -871,6 +871,17 @@ def test_cli_tune_pgn(tmp_path):
         r = run("tune", "pgn", "--variant", "chess", "--pgn", str(pgn), "--out", str(target))
         assert r.returncode == 2 and word in r.stderr, r.stderr
     assert pgn.read_text() == _pgn_game("0-1") and fifo.is_fifo() and out.read_text() == before
+    # xz-compressed PGN (bench/runs/ keeps the SPRTs' games so) reads the same; a bad one is one line
+    import lzma
+    xz = tmp_path / "g.pgn.xz"
+    xz.write_bytes(lzma.compress(_pgn_game("0-1").encode()))
+    out2 = tmp_path / "d2.txt"
+    r = run("tune", "pgn", "--variant", "chess", "--pgn", str(xz), "--out", str(out2))
+    assert r.returncode == 0 and "1 of 1 games (7 positions)" in r.stdout, (r.stdout, r.stderr)
+    assert out2.read_text() == out.read_text()
+    (tmp_path / "bad.pgn.xz").write_bytes(b"not xz at all")
+    r = run("tune", "pgn", "--variant", "chess", "--pgn", str(tmp_path / "bad.pgn.xz"), "--out", str(out2))
+    assert r.returncode == 2 and "not an xz file" in r.stderr and "Traceback" not in r.stderr, r.stderr
     # a byte-order mark before the first tag is not a game
     bom = tmp_path / "bom.pgn"
     bom.write_text("\ufeff" + _pgn_game("0-1"), encoding="utf-8")

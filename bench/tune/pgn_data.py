@@ -1,6 +1,7 @@
 """A data file from the finished games of PGN files (``cardinal tune pgn``)."""
 from __future__ import annotations
 
+import lzma
 import os
 import re
 from dataclasses import dataclass, field
@@ -33,8 +34,8 @@ def pgn_comment_cp(comment: str) -> int | None:
 
 
 def pgn_data(variant: str, pgns, out: str) -> PgnDataResult:
-    """Write the finished games of PGN files ``pgns`` (a list of paths; games of other
-    variants are skipped) as a data file ``out`` (overwritten; written to a temporary file
+    """Write the finished games of PGN files ``pgns`` (a list of paths, ``.xz`` ones read
+    compressed, as ``bench/runs/`` keeps the SPRTs' games; games of other variants are skipped) as a data file ``out`` (overwritten; written to a temporary file
     and renamed, so a failure leaves no half file), game ids ``0..`` in file order.
 
     Positions are chosen by the ``datagen`` quiet filter applied to the moves played:
@@ -70,8 +71,12 @@ def pgn_data(variant: str, pgns, out: str) -> PgnDataResult:
         res.skipped[why] = res.skipped.get(why, 0) + 1
 
     for path in pgns:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            games = read_games(fh.read().lstrip("\ufeff"))     # a byte-order mark is not a tag
+        opener = lzma.open if str(path).endswith(".xz") else open     # the committed runs' games are xz
+        try:
+            with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+                games = read_games(fh.read().lstrip("\ufeff"))     # a byte-order mark is not a tag
+        except lzma.LZMAError as e:
+            raise ValueError(f"{path}: not an xz file ({e})") from None
         for g in games:
             res.games_read += 1
             try:
