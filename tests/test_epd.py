@@ -110,3 +110,44 @@ def test_bench_epd_engine_that_dies_is_a_one_line_error(capsys):
     assert rc == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:") and "Crashy" in err[0], err
+
+
+def test_loss_miner_keeps_the_position_before_a_collapse_with_the_opponents_reply(tmp_path):
+    """bench/suites/mine_losses.py: Cardinal (White here) scores +0.50, +0.40, then -3.00: one
+    collapse, kept once, as the position after its +0.50 move with Black's reply there as bm;
+    a game without a drop gives nothing; bad input is one line and status 2."""
+    import subprocess
+    import sys
+    sys.path.insert(0, E.SUITES_DIR)
+    try:
+        import mine_losses as M
+    finally:
+        sys.path.pop(0)
+    moves = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7"]
+    def game(scores, white="Cardinal"):
+        body = []
+        for i, m in enumerate(moves):
+            if i % 2 == 0:
+                body.append(f"{i // 2 + 1}.")
+            c = scores.get(i, "+0.10/9 0.1s")
+            body.append(f"{m} {{{c}}}")
+        return (f'[Event "x"]\n[White "{white}"]\n[Black "FSF"]\n[Result "0-1"]\n\n'
+                + " ".join(body) + " 0-1\n\n")
+    pgn = tmp_path / "ladder.pgn"
+    pgn.write_text(game({0: "+0.50/9 0.1s", 2: "+0.40/9 0.1s", 4: "-3.00/9 0.1s"})
+                   + game({}) + game({0: "+0.50/9 0.1s", 2: "-3.00/9 0.1s"}, white="Other"))
+    lines, counts = M.mine("chess", "Cardinal", [str(pgn)])
+    assert counts == {"games": 2, "positions": 1, "skipped": 0}
+    assert lines == ['rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm e5; '
+                     'id "ladder.pgn game 1 ply 2"; c0 "50 -> -300";']
+    (e,) = E.load_suite(str(_write(tmp_path / "s.epd", lines)))      # cardinal bench epd reads it
+    from engine.rules.position import Position
+    assert E.resolve(Position.from_fen(e.fen, "chess"), e.ops["bm"])
+    r = subprocess.run([sys.executable, os.path.join(E.SUITES_DIR, "mine_losses.py"), "--variant",
+                        "chess", "--engine", "Nobody", "--pgn", str(pgn)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "no chess game of 'Nobody'" in r.stderr and "Traceback" not in r.stderr
+
+
+def _write(path, lines):
+    path.write_text("".join(line + "\n" for line in lines))
+    return path

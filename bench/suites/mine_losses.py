@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""An EPD suite mined from the positions where Cardinal's own score collapsed in real games.
+
+    python bench/suites/mine_losses.py --variant grand --engine Cardinal --pgn ladder.pgn [...] \\
+        [--drop 300] [--out bench/suites/losses-grand.epd]
+
+In ladder games against a stronger engine Cardinal's score often falls by several pawns
+within a few moves: a tactic the opponent saw at the same time control and Cardinal did
+not. For each of Cardinal's moves with a score ``s`` (its ``{score/depth time}`` comment,
+its own view), if the score of one of its next two moves is at most ``s - drop``
+centipawns, the position after that move (the opponent to move) is kept with the
+opponent's reply there as ``bm``: the move Cardinal failed to foresee. One position per
+collapse (the first move of a run of falling scores); mate scores and book moves have no
+score and are skipped. Lines carry ``id "<source> game G ply P"`` and ``c0 "<s> -> <s2>"``.
+
+The suite is a diagnostic (``cardinal bench epd FILE --movetime MS``), not a tuning target.
+Exit status 2 with one error line for bad input (unreadable PGN, unknown variant, no game of
+Cardinal, an unwritable output).
+"""
+from __future__ import annotations
+
+import argparse
+import lzma
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+import variants as _variants  # noqa: E402
+from bench.pgn_reader import read_games, replay  # noqa: E402
+from bench.tune.pgn_data import pgn_comment_cp  # noqa: E402
+
+DEFAULT_DROP = 300      # cp: three pawns lost within two of our moves is a missed tactic, not drift
+LOOKAHEAD = 2           # our next moves checked for the drop
+
+
+def _read(path: str) -> str:
+    opener = lzma.open if path.endswith(".xz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+            return fh.read().lstrip("\ufeff")
+    except lzma.LZMAError as e:
+        raise ValueError(f"{path}: not an xz file ({e})") from None
+
+
+def mine(variant: str, engine: str, pgns: list[str], drop: int = DEFAULT_DROP) -> tuple[list[str], dict]:
+    """The EPD lines of the collapses of ``engine`` (its PGN player name) in ``pgns``, and
+    counts ``{"games": G, "positions": P, "skipped": S}``. Raises ``OSError``/``ValueError``."""
+    variant = _variants.get(variant).name
+    lines, counts = [], {"games": 0, "positions": 0, "skipped": 0}
+    for path in pgns:
+        for gi, g in enumerate(read_games(_read(path))):
+            try:
+                gv = _variants.get(g.variant).name
+            except KeyError:
+                continue
+            if gv != variant or engine not in (g.tags.get("White"), g.tags.get("Black")):
+                continue
+            try:
+                start, moves = replay(g)
+            except ValueError:
+                counts["skipped"] += 1
+                continue
+            counts["games"] += 1
+            ours = 0 if g.tags.get("White") == engine else 1
+            pos = start.copy()
+            positions = []            # (ply, position before the move, move) of every ply
+            for mv in moves:
+                positions.append((len(positions), pos.copy(), mv))
+                pos._push(mv)
+            scored = [(ply, pgn_comment_cp(g.comments[ply])) for ply, p, _ in positions if p.turn == ours]
+            scored = [(ply, cp) for ply, cp in scored if cp is not None]
+            last_kept = -1
+            for i, (ply, s) in enumerate(scored):
+                later = scored[i + 1:i + 1 + LOOKAHEAD]
+                hit = next(((p2, s2) for p2, s2 in later if s2 <= s - drop), None)
+                if hit is None or ply + 1 >= len(positions) or ply <= last_kept:
+                    continue
+                last_kept = hit[0]          # one position per collapse
+                _, after, reply = positions[ply + 1]       # the opponent to move, and its reply
+                fen = " ".join(after.fen().split()[:4])
+                src = os.path.basename(path)
+                lines.append(f'{fen} bm {after.san(reply)}; id "{src} game {gi + 1} ply {ply + 2}"; '
+                             f'c0 "{s} -> {hit[1]}";')
+                counts["positions"] += 1
+    return lines, counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="mine_losses.py", description=__doc__.strip().splitlines()[0])
+    ap.add_argument("--variant", required=True)
+    ap.add_argument("--engine", default="Cardinal", help="Cardinal's player name in the PGN (default Cardinal)")
+    ap.add_argument("--pgn", required=True, nargs="+", metavar="FILE", help="PGN files (.xz read compressed)")
+    ap.add_argument("--drop", type=int, default=DEFAULT_DROP, help=f"cp (default {DEFAULT_DROP})")
+    ap.add_argument("--out", default=None, help="EPD file to write (default: standard output)")
+    a = ap.parse_args(argv)
+    try:
+        if a.drop < 1:
+            raise ValueError(f"--drop must be at least 1, not {a.drop}")
+        lines, counts = mine(a.variant, a.engine, a.pgn, a.drop)
+        if not counts["games"]:
+            raise ValueError(f"no {a.variant} game of {a.engine!r} in {', '.join(a.pgn)}")
+        text = "".join(line + "\n" for line in lines)
+        if a.out:
+            with open(a.out, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        else:
+            sys.stdout.write(text)
+    except KeyError as e:
+        print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
+        return 2
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    print(f"{counts['positions']} positions from {counts['games']} games of {a.engine} "
+          f"({counts['skipped']} unreadable)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
