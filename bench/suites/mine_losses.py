@@ -29,6 +29,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import variants as _variants  # noqa: E402
+from bench.outputs import error_line, write_text  # noqa: E402
 from bench.pgn_reader import read_games, replay  # noqa: E402
 from bench.tune.pgn_data import pgn_comment_cp  # noqa: E402
 
@@ -104,18 +105,12 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"no {a.variant} game of {a.engine!r} in {', '.join(a.pgn)}")
         text = "".join(line + "\n" for line in lines)
         if a.out:
-            with open(a.out, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            write_text(a.out, text)
         else:
             sys.stdout.write(text)
-    except KeyError as e:
-        print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
-        return 2
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+    except (KeyError, ValueError, OSError) as e:
+        why = error_line(e) if isinstance(e, OSError) else e.args[0] if e.args else str(e)
+        print(f"error: {why}", file=sys.stderr)
         return 2
     print(f"{counts['positions']} positions from {counts['games']} games of {a.engine} "
           f"({counts['skipped']} unreadable)", file=sys.stderr)
