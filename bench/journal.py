@@ -215,3 +215,24 @@ def keep_rounds(pgn_path: str, rounds: set, offset: int = 0) -> int:
             raise OSError(e.errno, e.strerror, pgn_path) from None
         raise
     return dropped
+
+
+def open_outputs(pgn_path: str | None, journal_path: str | None, keep: set | None = None,
+                 offset: int = 0) -> tuple:
+    """Open a run's outputs: ``(pgn_fh, pgn_offset, journal)``. With ``keep`` (a resumed
+    run: the rounds its journal holds) the PGN is first cut to those games after byte
+    ``offset`` (:func:`keep_rounds`); it is then opened for appending (``None`` without a
+    path; ``pgn_offset`` is where this run starts writing) and the :class:`Journal` opened
+    (``None`` without a path). Raises ``OSError``, with the PGN closed again if the journal
+    cannot be opened."""
+    if pgn_path and keep is not None:
+        keep_rounds(pgn_path, keep, offset)
+    pgn_fh = open(pgn_path, "a", encoding="utf-8") if pgn_path else None
+    pgn_offset = pgn_fh.tell() if pgn_fh else 0
+    try:
+        jr = Journal(journal_path) if journal_path else None
+    except OSError:
+        if pgn_fh:
+            pgn_fh.close()
+        raise
+    return pgn_fh, pgn_offset, jr

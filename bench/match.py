@@ -394,18 +394,10 @@ def _run_match(cfg: MatchConfig, warn) -> MatchResult:
         tally.add_scores([g["score"] for g in done_lines[k]["games"]])
     remaining = [t for t in tasks if t.pair not in done_lines]
     by_id = {t.pair: t for t in tasks}
-    if header is not None and cfg.pgn_path:
-        rounds = {g["round"] for line in done_lines.values() for g in line["games"]}
-        journal.keep_rounds(cfg.pgn_path, rounds, header.get("pgn_offset", 0))
-    pgn_fh = open(cfg.pgn_path, "a", encoding="utf-8") if cfg.pgn_path else None   # fail before any engine runs
-    pgn_offset = pgn_fh.tell() if pgn_fh else 0
-    jr = None
-    try:
-        jr = journal.Journal(journal_path) if journal_path else None
-    except OSError:
-        if pgn_fh:
-            pgn_fh.close()
-        raise
+    keep = None if header is None else {g["round"] for line in done_lines.values() for g in line["games"]}
+    # opened before any engine runs, so a bad path fails at once
+    pgn_fh, pgn_offset, jr = journal.open_outputs(cfg.pgn_path, journal_path, keep,
+                                                  header.get("pgn_offset", 0) if header else 0)
 
     settings = GameSettings(match_id=uuid.uuid4().hex[:12], variant=cfg.variant, specs=specs,
                             names=_spec_labels(specs), tcs=tcs, timemargin_ms=cfg.timemargin_ms,

@@ -408,6 +408,8 @@ def run_spsa(cfg: SpsaConfig, play=None, warn=None, stop_after: int | None = Non
 def _run_spsa(cfg: SpsaConfig, play, warn, stop_after) -> SpsaResult:
     """:func:`run_spsa` with its output files locked."""
     from bench import journal as J
+    from bench.outputs import error_line, naming
+    from bench.pgn import pgn_text
     from bench.openings import default_openings, load_openings
     from bench.pairs import GameSettings, PairTask, schedule
     from bench.timecontrol import TimeControl, parse_tc
@@ -449,20 +451,13 @@ def _run_spsa(cfg: SpsaConfig, play, warn, stop_after) -> SpsaResult:
     if jpath:
         os.makedirs(os.path.dirname(os.path.abspath(jpath)), exist_ok=True)
     pgn_path = cfg.pgn or (header or {}).get("pgn")
-    pgn_fh = None
     if pgn_path:
-        if header is not None and header.get("pgn") == os.path.abspath(pgn_path):
-            # games written just before the run stopped, of pairs the journal does not hold
-            J.keep_rounds(pgn_path, {g["round"] for ln in lines for g in ln["games"]}, header.get("pgn_offset", 0))
         os.makedirs(os.path.dirname(os.path.abspath(pgn_path)), exist_ok=True)
-        pgn_fh = open(pgn_path, "a", encoding="utf-8")
-    pgn_offset = pgn_fh.tell() if pgn_fh else 0
-    try:
-        jr = J.Journal(jpath) if jpath else None
-    except OSError:
-        if pgn_fh:
-            pgn_fh.close()
-        raise
+    # a resumed run's own PGN loses the games written just before it stopped, of pairs the
+    # journal does not hold; another PGN given on resume is only appended to
+    same = pgn_path and header is not None and header.get("pgn") == os.path.abspath(pgn_path)
+    keep = {g["round"] for ln in lines for g in ln["games"]} if same else None
+    pgn_fh, pgn_offset, jr = J.open_outputs(pgn_path, jpath, keep, header.get("pgn_offset", 0) if same else 0)
     t0 = time.perf_counter()
     ex = None
     bar = None
@@ -522,9 +517,7 @@ def _run_spsa(cfg: SpsaConfig, play, warn, stop_after) -> SpsaResult:
             if pr is None or not payload.complete:
                 continue
             payload.games.sort(key=lambda g: getattr(g, "round", 0))
-            if pgn_fh and all(hasattr(g, "san") for g in payload.games):
-                from bench.outputs import error_line, naming
-                from bench.pgn import pgn_text
+            if pgn_fh and all(hasattr(g, "san") for g in payload.games):     # (the tests' stub games have none)
                 try:
                     with naming(pgn_path):
                         J.fsync_write(pgn_fh, "".join(pgn_text(g, "Cardinal SPSA", tc=tc_text)
