@@ -688,17 +688,12 @@ class Searcher:
     def _clean_pv(pos, pv):
         """Truncate the PV at the first move that is not legal (a truncated or colliding line).
 
-        Called for every ``info`` line: one move generation per PV move into the copy's
-        buffer, compared there (not ``legal_moves()`` lists, and not :meth:`Position.push`,
-        which would generate the moves again)."""
+        Called for every ``info`` line: one move generation per PV move
+        (:meth:`Position.is_legal`, then the unchecked ``_push``)."""
         out = []
         p = pos.copy()
-        buf = p.buf
         for m in pv:
-            if m == 0:
-                break
-            n = G.gen_legal(p.board, p.st, p.vt, buf, 0, G.GEN_ALL)
-            if not (buf[:n] == m).any():
+            if m == 0 or not p.is_legal(m):
                 break
             p._push(m)
             out.append(m)

@@ -171,6 +171,11 @@ class Position:
         n = G.gen_legal(self.board, self.st, self.vt, self.buf, 0, G.GEN_ALL)
         return [int(m) for m in self.buf[:n]]
 
+    def is_legal(self, move: int) -> bool:
+        """True if packed ``move`` is legal here (one generation into the move buffer, no list)."""
+        n = G.gen_legal(self.board, self.st, self.vt, self.buf, 0, G.GEN_ALL)
+        return bool((self.buf[:n] == move).any())
+
     def legal_uci(self, zero_based: bool = False) -> list[str]:
         return [self.uci(m, zero_based) for m in self.legal_moves()]
 
@@ -221,7 +226,7 @@ class Position:
     def push(self, move: int) -> None:
         """Play a legal move. Raises ``ValueError`` if ``move`` is not legal here
         (use :meth:`parse_uci` / :meth:`parse_san` to read moves from text)."""
-        if move not in self.legal_moves():
+        if not self.is_legal(move):
             raise ValueError(f"move {move!r} is not legal in {self.fen()}")
         self._push(move)
 
