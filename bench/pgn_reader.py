@@ -2,12 +2,13 @@
 
 :func:`read_games` splits a PGN text into :class:`PgnGame` records: tags,
 SAN move tokens with the comment after each move, and the result. It does not
-check the moves; :func:`replay` plays them with Cardinal's rules. A trailing
+check the moves; :func:`replay` plays them with Cardinal's rules. :func:`read_pgn_file` reads a file (``.xz`` too). A trailing
 game without its result token (a file still being written) is returned with
 ``complete = False``.
 """
 from __future__ import annotations
 
+import lzma
 import re
 from dataclasses import dataclass, field
 
@@ -56,6 +57,18 @@ def _movetext(game: PgnGame, text: str) -> None:
             if tok:
                 game.moves.append(tok)
                 game.comments.append("")
+
+
+def read_pgn_file(path: str) -> str:
+    """The text of a PGN file (``.xz`` read compressed, as ``bench/runs/`` keeps the SPRTs'
+    games; undecodable bytes replaced; a leading byte-order mark dropped, it is not a tag).
+    Raises ``OSError``, or ``ValueError`` for a corrupt ``.xz`` file."""
+    opener = lzma.open if str(path).endswith(".xz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+            return fh.read().lstrip("\ufeff")
+    except lzma.LZMAError as e:
+        raise ValueError(f"{path}: not an xz file ({e})") from None
 
 
 def read_games(text: str) -> list[PgnGame]:

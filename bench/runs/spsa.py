@@ -60,5 +60,6 @@ def main(argv: list[str]) -> int:
     d = worktree(f"cardinal-{name}", m["engine"]["commit"], m["engine"]["bench"], dry)
     return launch(cmd, d, dry, "spsa")
 
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

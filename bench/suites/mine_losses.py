@@ -19,8 +19,6 @@ Cardinal, an unwritable output).
 """
 from __future__ import annotations
 
-import argparse
-import lzma
 import os
 import sys
 
@@ -30,20 +28,12 @@ if ROOT not in sys.path:
 
 import variants as _variants  # noqa: E402
 from bench.outputs import error_line, write_text  # noqa: E402
-from bench.pgn_reader import read_games, replay  # noqa: E402
+from bench.args import OneLineParser  # noqa: E402
+from bench.pgn_reader import read_games, read_pgn_file, replay  # noqa: E402
 from bench.tune.pgn_data import pgn_comment_cp  # noqa: E402
 
 DEFAULT_DROP = 300      # cp: three pawns lost within two of our moves is a missed tactic, not drift
 LOOKAHEAD = 2           # our next moves checked for the drop
-
-
-def _read(path: str) -> str:
-    opener = lzma.open if path.endswith(".xz") else open
-    try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-            return fh.read().lstrip("\ufeff")
-    except lzma.LZMAError as e:
-        raise ValueError(f"{path}: not an xz file ({e})") from None
 
 
 def mine(variant: str, engine: str, pgns: list[str], drop: int = DEFAULT_DROP) -> tuple[list[str], dict]:
@@ -52,7 +42,7 @@ def mine(variant: str, engine: str, pgns: list[str], drop: int = DEFAULT_DROP) -
     variant = _variants.get(variant).name
     lines, counts = [], {"games": 0, "positions": 0, "skipped": 0}
     for path in pgns:
-        for gi, g in enumerate(read_games(_read(path))):
+        for gi, g in enumerate(read_games(read_pgn_file(path))):
             try:
                 gv = _variants.get(g.variant).name
             except KeyError:
@@ -66,31 +56,32 @@ def mine(variant: str, engine: str, pgns: list[str], drop: int = DEFAULT_DROP) -
                 continue
             counts["games"] += 1
             ours = 0 if g.tags.get("White") == engine else 1
-            pos = start.copy()
-            positions = []            # (ply, position before the move, move) of every ply
-            for mv in moves:
-                positions.append((len(positions), pos.copy(), mv))
-                pos._push(mv)
-            scored = [(ply, pgn_comment_cp(g.comments[ply])) for ply, p, _ in positions if p.turn == ours]
-            scored = [(ply, cp) for ply, cp in scored if cp is not None]
+            # our scored moves: (ply, cp from our side)
+            scored = [(ply, cp) for ply in range(len(moves)) if (start.turn + ply) % 2 == ours
+                      and (cp := pgn_comment_cp(g.comments[ply])) is not None]
+            kept = {}                 # ply of the opponent's reply -> (our score, the fallen score)
             last_kept = -1
             for i, (ply, s) in enumerate(scored):
                 later = scored[i + 1:i + 1 + LOOKAHEAD]
                 hit = next(((p2, s2) for p2, s2 in later if s2 <= s - drop), None)
-                if hit is None or ply + 1 >= len(positions) or ply <= last_kept:
+                if hit is None or ply + 1 >= len(moves) or ply <= last_kept:
                     continue
                 last_kept = hit[0]          # one position per collapse
-                _, after, reply = positions[ply + 1]       # the opponent to move, and its reply
-                fen = " ".join(after.fen().split()[:4])
-                src = os.path.basename(path)
-                lines.append(f'{fen} bm {after.san(reply)}; id "{src} game {gi + 1} ply {ply + 2}"; '
-                             f'c0 "{s} -> {hit[1]}";')
-                counts["positions"] += 1
+                kept[ply + 1] = (s, hit[1])
+            pos = start.copy()
+            for ply, mv in enumerate(moves):
+                if ply in kept:             # the opponent to move, and its reply
+                    fen = " ".join(pos.fen().split()[:4])
+                    s, s2 = kept[ply]
+                    lines.append(f'{fen} bm {pos.san(mv)}; id "{os.path.basename(path)} game {gi + 1} '
+                                 f'ply {ply + 1}"; c0 "{s} -> {s2}";')
+                    counts["positions"] += 1
+                pos._push(mv)
     return lines, counts
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="mine_losses.py", description=__doc__.strip().splitlines()[0])
+    ap = OneLineParser(prog="mine_losses.py", description=__doc__.strip().splitlines()[0])
     ap.add_argument("--variant", required=True)
     ap.add_argument("--engine", default="Cardinal", help="Cardinal's player name in the PGN (default Cardinal)")
     ap.add_argument("--pgn", required=True, nargs="+", metavar="FILE", help="PGN files (.xz read compressed)")

@@ -1,7 +1,6 @@
 """A data file from the finished games of PGN files (``cardinal tune pgn``)."""
 from __future__ import annotations
 
-import lzma
 import os
 import re
 from dataclasses import dataclass, field
@@ -52,7 +51,7 @@ def pgn_data(variant: str, pgns, out: str) -> PgnDataResult:
     ``ValueError`` if no game or no position was usable, or ``out`` is not a regular
     file or is one of the inputs (a previous ``out`` is then left as it was).
     """
-    from bench.pgn_reader import read_games, replay
+    from bench.pgn_reader import read_games, read_pgn_file, replay
     variant = _variants.get(variant).name
     if not out:
         raise ValueError("--out is empty")
@@ -71,12 +70,7 @@ def pgn_data(variant: str, pgns, out: str) -> PgnDataResult:
         res.skipped[why] = res.skipped.get(why, 0) + 1
 
     for path in pgns:
-        opener = lzma.open if str(path).endswith(".xz") else open     # the committed runs' games are xz
-        try:
-            with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-                games = read_games(fh.read().lstrip("\ufeff"))     # a byte-order mark is not a tag
-        except lzma.LZMAError as e:
-            raise ValueError(f"{path}: not an xz file ({e})") from None
+        games = read_games(read_pgn_file(path))
         for g in games:
             res.games_read += 1
             try:
