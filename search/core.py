@@ -425,7 +425,7 @@ def qsearch(c, alpha, beta, ply, incheck):
     n = gen_legal_checked(board, st, vt, moves, n0, GEN_ALL if check else GEN_NOISY, check)
     if check and n == n0:
         return -MATE + ply
-    _score_noisy(board, ev, moves, scores, n0, n, capt)
+    _score_noisy(board, vt, moves, scores, n0, n, capt)
     for i in range(n0, n):
         m = _pick(moves, scores, i, n)
         if not check:
@@ -433,9 +433,9 @@ def qsearch(c, alpha, beta, ply, incheck):
             victim = board[nowrap(to)]
             # Step 2. Delta pruning, then skip losing captures (they rarely rescue a quiet position)
             if (m & MOVE_PROMO_BITS) == 0 and victim != EMPTY and \
-                    stand + _piece_value(ev, victim) + prm[P_DELTA_MARGIN] <= alpha:
+                    stand + _piece_value(vt, victim) + prm[P_DELTA_MARGIN] <= alpha:
                 continue
-            if victim != EMPTY and _losing_capture(board, st, vt, ev, ws, m):
+            if victim != EMPTY and _losing_capture(board, st, vt, ws, m):
                 continue
         # the child's "in check", known before the move without relays (cheaper than in_check there)
         gchk = np.int64(-1) if relay else np.int64(1 if gives_check(board, st, stack, hist, vt, zob, m) else 0)
@@ -571,7 +571,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     ss[nowrap(ply)].move_count = 0
     # Step 7. Loop over moves (cur: the move's index in moves[n0:], msc: its order score)
     while True:
-        m, msc, cur = next_move(board, st, vt, ev, ws, moves, scores, ss, hist_h, cont, capt, ply)
+        m, msc, cur = next_move(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply)
         if m == 0:
             break
         if m == skipm:
@@ -600,20 +600,20 @@ def search(c, alpha, beta, depth, ply, incheck):
             if noisy or gives:
                 # a capture _score_moves found not losing (SEE >= -SEE_MARGIN) passes at any depth
                 if not (noisy and ORD_NOISY <= msc < ORD_TT) and \
-                        not _see_ge(board, st, vt, ev, ws, m, -prm[P_SEE_NOISY_MARGIN] * depth):
+                        not _see_ge(board, st, vt, ws, m, -prm[P_SEE_NOISY_MARGIN] * depth):
                     continue
             else:
                 lmr_depth = depth - 1 - _lmr(prm, depth, searched + 1)
                 if lmr_depth < 0:
                     lmr_depth = 0
-                if not _see_ge(board, st, vt, ev, ws, m,
+                if not _see_ge(board, st, vt, ws, m,
                                -(prm[P_SEE_QUIET_BASE] - min(lmr_depth, 18)) * lmr_depth * lmr_depth):
                     continue
         # Step 9. Check extension (only within twice the root depth: endless checking lines stay bounded),
         # and only for checks that do not lose the exchange (a sacrificial check is not forcing)
         ext = 0
         if gives and ply < 2 * info[I_ROOTDEPTH]:
-            if (pc & 15) == PAWN or _see_ge(board, st, vt, ev, ws, m, np.int64(-SEE_MARGIN)):
+            if (pc & 15) == PAWN or _see_ge(board, st, vt, ws, m, np.int64(-SEE_MARGIN)):
                 ext = 1
         # Step 9b. Singular extension (Stockfish 11): the TT move, a lower bound from nearly this
         # depth, is extended when every other move fails low against a margin below its score

@@ -47,7 +47,7 @@ Features (per side, white minus black):
     (grand: promotion only to a captured type).
   * threats (Stockfish's ``ThreatByPawn``, ``ThreatByMinor``/``ByRook``): enemy
     pieces attacked by a pawn, per type; enemy pieces attacked by a less valuable
-    piece (values: the SEE table), per type; attacks on enemy pieces that no enemy
+    piece (by the fixed exchange values, V_SEE), per type; attacks on enemy pieces that no enemy
     pawn defends.
   * rooks (any piece sliding along files) on open and half-open files, bishop pair,
     king shelter pawns, files next to the king without an own pawn, pawns storming
@@ -61,7 +61,6 @@ Table layout (``int32``, :func:`build_eval`)::
     EV_PST_MG + code*NSQ + sq     piece-square value (material included), mg; code 1..8 white, 17..24 black
     EV_PST_EG + code*NSQ + sq     same, eg
     EV_PHASE + type               phase weight of a piece type
-    EV_SEE + type                 exchange value for SEE (engine.rules.see): mg material, king 0
     EV_W + W_PHASE_TOTAL          the start phase (``total``)
     EV_WMG + i, EV_WEG + i        the weights of feature i (non-PST features are read from here)
     EV_PB + ((code*NSQ + sq)*PB_K + k)*2 + {0, 1}
@@ -83,7 +82,7 @@ from engine.rules.jit import njit, nowrap, trailing_zeros
 from engine.rules import layout as L
 from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, BISHOP, KING, EMPTY, OFF, S_SIDE, S_KSQ, S_COUNT, S_OCC,
                                  V_HEIGHT, V_FLAGS, V_PROMO_START, V_NPROMO, V_PROMO, V_PROMO_MAX, V_LEAP_N,
-                                 V_SLIDE_N, V_LEAP, V_SLIDE, V_SQUARES, V_FILE, V_RANK, V_RELAYABLE, V_SLIDEMASK,
+                                 V_SLIDE_N, V_LEAP, V_SLIDE, V_SQUARES, V_FILE, V_RANK, V_RELAYABLE, V_SLIDEMASK, V_SEE,
                                  VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS, LINE_OFFSETS, SQ_MASK, MOVE_TO_SHIFT,
                                  MOVE_PROMO_SHIFT, MOVE_FLAGS_SHIFT, F_EP, F_CASTLE, V_CR_FROM, V_CR_TO)
 from engine.rules.movegen import castle_index
@@ -124,7 +123,7 @@ F_CONN_NEAR = 178      # connected (phalanx or supported) pawns near promotion: 
 F_WEAK_ATT = 179       # attacks by a piece (not a pawn or the king) on an enemy piece no enemy pawn defends
 F_PTHREAT = 180        # + type: enemy pieces of that type attacked by an own pawn (Stockfish's ThreatByPawn)
 F_LTHREAT = 192        # + type: enemy pieces of that type attacked by a less valuable piece (not a pawn or
-                       # the king; values: the SEE table; Stockfish's ThreatByMinor / ThreatByRook)
+                       # the king; values: the variant table's fixed V_SEE; Stockfish's ThreatByMinor / ThreatByRook)
 F_MOB_PAWN = 208       # mobility squares (as counted in F_MOB) that an enemy pawn attacks (Stockfish's
                        # mobility area leaves them out)
 F_KDANGER = 209        # king danger: pieces attacking the enemy king zone times the zone squares they attack
@@ -231,8 +230,7 @@ PB_K = 4                # PST basis entries per (piece code, square)
 EV_PST_MG = 0
 EV_PST_EG = 32 * NSQ
 EV_PHASE = 64 * NSQ
-EV_SEE = EV_PHASE + 16   # EV_SEE + type: exchange value of the type for SEE (mg material; king 0)
-EV_W = EV_SEE + 16
+EV_W = EV_PHASE + 16
 W_PHASE_TOTAL = 0
 W_CHK_ON = 1             # 1 if a check-square feature (F_CHECK + type) or F_KD2 is weighted: the squares are marked
 EV_CHKM = EV_W + 16      # EV_CHKM + type: the check-square marks that apply to the type (1 knight leap,
@@ -510,7 +508,6 @@ def make_eval(name: str, w_mg, w_eg) -> np.ndarray:
         ph = s["phase"].get(p.letter, 0)
         ev[EV_PHASE + ty] = ph
         ev[EV_KDW + ty], ev[EV_KDC + ty] = s["king_danger_weights"].get(p.letter, (0, 0))
-        ev[EV_SEE + ty] = 0 if ty == KING else max(1, int(w_mg[F_MAT + ty]))
         total_phase += ph * (start_counts.get(p.letter, 0) + start_counts.get(p.letter.lower(), 0))
     for (ty, f, r), basis in _geometry(v).items():
         assert len(basis) <= PB_K
@@ -766,7 +763,7 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
             zone = 0
             weak = 0        # attacks on enemy pieces that no enemy pawn defends
             own = col << 4
-            myval = ev[EV_SEE + ty]
+            myval = vt[V_SEE + ty]     # threats: by the fixed exchange values (variant table)
             epw = PAWN | ((1 - col) << 4)             # an enemy pawn defends t from t + edef +- 1
             edef = STRIDE if col == 0 else -STRIDE
             attacker = not (passive and ty == KNIGHT)   # (knightrelay: a knight captures nothing)
@@ -783,7 +780,7 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                                 chk += 1
                         qt = q & 15
                         if q != EMPTY and attacker and qt != KING and qt != PAWN and not (passive and qt == KNIGHT):
-                            if ev[EV_SEE + qt] > myval:
+                            if vt[V_SEE + qt] > myval:
                                 fi = F_LTHREAT + qt
                                 mg += sign * ev[EV_WMG + fi]
                                 eg += sign * ev[EV_WEG + fi]
@@ -814,7 +811,7 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                             chk += 1
                     qt = q & 15
                     if qt != KING and qt != PAWN and not (passive and qt == KNIGHT):
-                        if ev[EV_SEE + qt] > myval:
+                        if vt[V_SEE + qt] > myval:
                             fi = F_LTHREAT + qt
                             mg += sign * ev[EV_WMG + fi]
                             eg += sign * ev[EV_WEG + fi]

@@ -44,10 +44,9 @@ each array as several machine words, a dozen arrays per call. The generation sta
 import numpy as np
 from engine.rules.jit import njit, nowrap
 
-from engine.rules.layout import NTYPES, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, SQ_MASK, MOVE_EP_BIT, NSQ, PAWN, EMPTY
+from engine.rules.layout import MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, SQ_MASK, MOVE_EP_BIT, NSQ, PAWN, EMPTY, V_SEE
 from engine.rules.movegen import MAX_MOVES, GEN_ALL, gen_legal_checked, is_legal_move
 from engine.rules.see import see_ge
-from .eval import EV_PST_MG, EV_SEE
 
 # Move-ordering score bands (higher first).
 ORD_TT = 1 << 30          # the TT move before anything else
@@ -73,22 +72,24 @@ MP_PICK = 3               # pick by score
 
 
 @njit(cache=True, nogil=True)
-def _piece_value(ev, code):
-    """Middlegame material+PST-free value: the PST at a fixed middle square is close enough for MVV-LVA."""
-    return ev[EV_PST_MG + (np.int64(code) & 15) * NSQ + 66]
+def _piece_value(vt, code):
+    """The fixed exchange value of piece ``code``'s type (the variant table's ``V_SEE``, declared
+    with the variant record: a refit of the evaluation never reorders the captures)."""
+    return vt[V_SEE + (np.int64(code) & 15)]
 
 
 @njit(cache=True, nogil=True)
-def _see_ge(board, st, vt, ev, ws, m, threshold):
+def _see_ge(board, st, vt, ws, m, threshold):
     """Static exchange evaluation of ``m`` (side to move, before the move) at least ``threshold``
-    centipawns (:func:`engine.rules.see.see_ge`, relay-aware; ``ws`` is its scratch)."""
-    return see_ge(board, st, vt, m, threshold, ev[EV_SEE:EV_SEE + NTYPES], ws)
+    centipawns (:func:`engine.rules.see.see_ge`, relay-aware, on the fixed ``V_SEE`` values;
+    ``ws`` is its scratch)."""
+    return see_ge(board, st, vt, m, threshold, ws)
 
 
 @njit(cache=True, nogil=True)
-def _losing_capture(board, st, vt, ev, ws, m):
+def _losing_capture(board, st, vt, ws, m):
     """True if the capture ``m`` loses more than ``SEE_MARGIN`` in the exchange on its target."""
-    return not _see_ge(board, st, vt, ev, ws, m, np.int64(-SEE_MARGIN))
+    return not _see_ge(board, st, vt, ws, m, np.int64(-SEE_MARGIN))
 
 
 @njit(cache=True, nogil=True)
@@ -111,7 +112,7 @@ def _cont_score(cont, c1, c2, idx):
 
 
 @njit(cache=True, nogil=True)
-def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_h, cont, c1, c2, cm, capt):
+def _score_moves(board, st, vt, ws, moves, scores, n0, n, ttm, k1, k2, hist_h, cont, c1, c2, cm, capt):
     """The order scores of the moves ``moves[n0:n]`` of the main search (bands: module docstring):
     ``ttm`` the TT move, ``k1``/``k2`` the killers, ``cm`` the counter move, ``c1``/``c2`` the
     continuation-history rows of the moves one and two plies up (-1: none)."""
@@ -128,15 +129,15 @@ def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_
         if victim != EMPTY or promo != 0:
             v = 0
             if victim != EMPTY:
-                v = _piece_value(ev, victim)
+                v = _piece_value(vt, victim)
             if promo != 0:
-                v += _piece_value(ev, promo) - 100
+                v += _piece_value(vt, promo) - _piece_value(vt, PAWN)
             a = board[m & SQ_MASK]
             ch = capt[nowrap(_cmh_index(a, to)), victim & 15] // CAPT_DIV
-            if victim != EMPTY and _losing_capture(board, st, vt, ev, ws, m):
-                scores[nowrap(i)] = ORD_BAD + v * 16 - (_piece_value(ev, a) >> 4) + ch
+            if victim != EMPTY and _losing_capture(board, st, vt, ws, m):
+                scores[nowrap(i)] = ORD_BAD + v * 16 - (_piece_value(vt, a) >> 4) + ch
             else:
-                scores[nowrap(i)] = ORD_NOISY + CAPT_BASE + v * 16 - (_piece_value(ev, a) >> 4) + ch
+                scores[nowrap(i)] = ORD_NOISY + CAPT_BASE + v * 16 - (_piece_value(vt, a) >> 4) + ch
         elif m == k1:
             scores[nowrap(i)] = ORD_KILLER1
         elif m == k2:
@@ -150,7 +151,7 @@ def _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, k1, k2, hist_
 
 
 @njit(cache=True, nogil=True)
-def _score_noisy(board, ev, moves, scores, n0, n, capt):
+def _score_noisy(board, vt, moves, scores, n0, n, capt):
     """Quiescence order: MVV-LVA plus the capture history (as :func:`_score_moves`)."""
     for i in range(n0, n):
         m = moves[nowrap(i)]
@@ -159,14 +160,14 @@ def _score_noisy(board, ev, moves, scores, n0, n, capt):
         promo = (m >> MOVE_PROMO_SHIFT) & 0xF
         v = 0
         if victim != EMPTY:
-            v = _piece_value(ev, victim)
+            v = _piece_value(vt, victim)
         elif m & MOVE_EP_BIT:
-            v = _piece_value(ev, np.int64(PAWN))
+            v = _piece_value(vt, np.int64(PAWN))
             victim = PAWN
         if promo != 0:
-            v += _piece_value(ev, promo)
+            v += _piece_value(vt, promo)
         a = board[m & SQ_MASK]
-        scores[nowrap(i)] = (v * 16 - (_piece_value(ev, a) >> 4)
+        scores[nowrap(i)] = (v * 16 - (_piece_value(vt, a) >> 4)
                              + capt[nowrap(_cmh_index(a, to)), victim & 15] // CAPT_DIV)
 
 
@@ -206,7 +207,7 @@ def picker_init(board, st, vt, moves, ss, counter, ply, ttm, check):
 
 
 @njit(cache=True, nogil=True)
-def _generate(board, st, vt, ev, ws, moves, scores, ss, hist_h, cont, capt, ply):
+def _generate(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply):
     """Stages ``MP_INIT_TT``/``MP_INIT``: generate and score the node's legal moves, the TT move
     (if handed out already) to the front; on to ``MP_PICK``."""
     n0 = ply * MAX_MOVES
@@ -217,7 +218,7 @@ def _generate(board, st, vt, ev, ws, moves, scores, ss, hist_h, cont, capt, ply)
         ttm = ss[nowrap(ply)].mp_tt_move
         c1 = ss[nowrap(ply - 1)].cmh if ply >= 1 else -1     # the opponent's last move
         c2 = ss[nowrap(ply - 2)].cmh if ply >= 2 else -1     # our own previous move
-        _score_moves(board, st, vt, ev, ws, moves, scores, n0, n, ttm, ss[nowrap(ply)].killer1,
+        _score_moves(board, st, vt, ws, moves, scores, n0, n, ttm, ss[nowrap(ply)].killer1,
                      ss[nowrap(ply)].killer2, hist_h, cont, c1, c2, ss[nowrap(ply)].mp_counter_move, capt)
         if ss[nowrap(ply)].mp_stage == MP_INIT_TT:
             # the TT move (already searched) goes to the front, where the first pick would put it
@@ -235,7 +236,7 @@ def _generate(board, st, vt, ev, ws, moves, scores, ss, hist_h, cont, capt, ply)
 
 
 @njit(cache=True, nogil=True, inline='always')
-def next_move(board, st, vt, ev, ws, moves, scores, ss, hist_h, cont, capt, ply):
+def next_move(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply):
     """The next move of the node at ``ply`` (after :func:`picker_init`): ``(move, order score,
     index)``, the index being its position in ``moves`` (the TT move: the slice's first);
     ``move`` 0 when every move has been handed out (:func:`picker_no_moves`: there was none)."""
@@ -244,7 +245,7 @@ def next_move(board, st, vt, ev, ws, moves, scores, ss, hist_h, cont, capt, ply)
         ss[nowrap(ply)].mp_stage = MP_INIT_TT
         return np.int64(ss[nowrap(ply)].mp_tt_move), np.int64(ORD_TT), ply * MAX_MOVES
     if stage != MP_PICK:
-        _generate(board, st, vt, ev, ws, moves, scores, ss, hist_h, cont, capt, ply)
+        _generate(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply)
     i = np.int64(ss[nowrap(ply)].mp_cur)
     if i >= ss[nowrap(ply)].mp_end:
         return np.int64(0), np.int64(0), i

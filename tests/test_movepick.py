@@ -1,6 +1,8 @@
 """The move picker (search.movepick): from a fresh picker, next_move hands out every legal move
 exactly once, in the order of the search's former inline loop (the TT move first if legal, then
 the others by score, the first of equal bests first), and skips an illegal or absent TT move."""
+import inspect
+
 import numpy as np
 import pytest
 
@@ -18,10 +20,10 @@ PLY = 2          # a ply with two rows above it: the continuation-history rows c
 class Node:
     """The buffers of one search node at PLY, with random histories, killers and counter moves."""
 
-    def __init__(self, pos, seed):
+    def __init__(self, pos, seed, ev=None):
         rng = np.random.default_rng(seed)
         self.pos = pos
-        self.ev = build_eval(pos.variant.name)
+        self.ev = build_eval(pos.variant.name) if ev is None else ev
         self.ws = np.zeros(WS_SIZE, np.int32)
         self.moves = np.zeros((PLY + 1) * MAX_MOVES, np.int32)
         self.scores = np.zeros((PLY + 1) * MAX_MOVES, np.int32)
@@ -46,14 +48,19 @@ class Node:
                 or (m & (L.MOVE_PROMO_BITS | L.MOVE_EP_BIT)) != 0)
 
     def init(self, ttm):
+        self.call(P.picker_init, ttm=np.int64(ttm))
+
+    def call(self, f, **extra):
+        """Call the kernel ``f`` with this node's buffers, chosen by parameter name as the
+        search passes them from its context (the evaluation table ``ev`` among them)."""
         p = self.pos
-        P.picker_init(p.board, p.st, p.vt, self.moves, self.ss, self.counter, np.int64(PLY), np.int64(ttm),
-                      self.check)
+        have = dict(board=p.board, st=p.st, vt=p.vt, ev=self.ev, ws=self.ws, moves=self.moves,
+                    scores=self.scores, ss=self.ss, hist_h=self.hist_h, cont=self.cont, capt=self.capt,
+                    counter=self.counter, ply=np.int64(PLY), check=self.check, **extra)
+        return f(*[have[name] for name in inspect.signature(f.py_func).parameters])
 
     def next(self):
-        p = self.pos
-        return tuple(int(x) for x in P.next_move(p.board, p.st, p.vt, self.ev, self.ws, self.moves, self.scores,
-                                                 self.ss, self.hist_h, self.cont, self.capt, np.int64(PLY)))
+        return tuple(int(x) for x in self.call(P.next_move))
 
     def drain(self):
         out = []
@@ -72,7 +79,7 @@ class Node:
         scores = np.zeros(MAX_MOVES, np.int32)
         n = int(gen_legal_checked(p.board, p.st, p.vt, moves, 0, np.int64(GEN_ALL), self.check))
         c1, c2 = int(self.ss[PLY - 1]["cmh"]), int(self.ss[PLY - 2]["cmh"])
-        P._score_moves(p.board, p.st, p.vt, self.ev, self.ws, moves, scores, 0, n, np.int64(ttm),
+        P._score_moves(p.board, p.st, p.vt, self.ws, moves, scores, 0, n, np.int64(ttm),
                        self.ss[PLY]["killer1"], self.ss[PLY]["killer2"], self.hist_h, self.cont,
                        np.int64(c1), np.int64(c2), self.counter[c1], self.capt)
         ms, ss = [int(x) for x in moves[:n]], [int(x) for x in scores[:n]]
@@ -181,3 +188,45 @@ def test_no_legal_move_is_reported(variant, fen, check):
     moves = node.drain()
     assert len(moves) == len(pos.legal_moves())
     assert P.picker_no_moves(node.ss, np.int64(PLY)) == (not moves)
+
+
+def _refit(variant, seed):
+    """The evaluation as a refit might leave it: every weight (material, piece-square terms,
+    the rest) moved by up to half its value."""
+    from search.eval import load_weights, make_eval
+    rng = np.random.default_rng(seed)
+    w_mg, w_eg = (np.asarray(w, np.int64) for w in load_weights(variant))
+    f = rng.uniform(0.5, 1.5, (2, len(w_mg)))
+    return make_eval(variant, (w_mg * f[0]).astype(np.int64), (w_eg * f[1]).astype(np.int64))
+
+
+@pytest.mark.parametrize("variant", ["chess", "grand", "knightrelay", "capablanca"])
+def test_a_refit_of_the_evaluation_changes_no_exchange_value_or_move_order(variant):
+    """SEE and the move order use the fixed exchange values declared with the variant
+    (``Piece.see``, the table's ``V_SEE``), never the evaluation's weights: with refitted
+    weights every static exchange value, the capture scores of quiescence and the main
+    search's order (captures, killers, quiets, losing captures) stay the same."""
+    refit = _refit(variant, 7)
+    positions = [p for p in random_positions(variant, 10, seed=21, max_plies=80) if p.legal_moves()]
+    positions.append(Position.from_fen(None, variant))
+    ncapt = 0
+    for k, pos in enumerate(positions):
+        a, b = Node(pos, seed=k), Node(pos, seed=k, ev=refit)
+        for ttm in (0, a.legal[0]):
+            a.init(ttm)
+            b.init(ttm)
+            assert a.drain() == b.drain(), pos.fen()
+        caps = [m for m in a.legal if a.noisy(m)]
+        ncapt += len(caps)
+        for m in caps:
+            for thr in (-900, -300, -100, 0, 1, 100, 300, 900):
+                extra = dict(m=np.int64(m), threshold=np.int64(thr))
+                assert bool(a.call(P._see_ge, **extra)) == bool(b.call(P._see_ge, **extra)), (pos.fen(), m, thr)
+        if caps:
+            got = []
+            for node in (a, b):
+                node.moves[:len(caps)] = caps
+                node.call(P._score_noisy, n0=np.int64(0), n=np.int64(len(caps)))
+                got.append([int(x) for x in node.scores[:len(caps)]])
+            assert got[0] == got[1], pos.fen()
+    assert ncapt >= 10

@@ -142,7 +142,7 @@ def _argument_types():
     from numba import typeof, types
     from engine.rules.layout import NSQ, NTYPES
     from engine.rules.position import Position
-    from search.eval import EV_SEE, NF, WS_SIZE, build_eval
+    from search.eval import NF, WS_SIZE, build_eval
     from search.core import ss_alloc
     from search.tt import tt_alloc
     from search.nnue import FloatNet, quantize, acc_alloc
@@ -150,7 +150,7 @@ def _argument_types():
     net = quantize(FloatNet.random("grand", 8))
     ev = build_eval("grand")
     arrays = dict(board=pos.board, st=pos.st, stack=pos.stack, hist=pos.hist, vt=pos.vt, zob=pos.zob, ev=ev,
-                  vals=ev[EV_SEE:EV_SEE + NTYPES], ws=np.zeros(WS_SIZE, np.int32), f=np.zeros(NF, np.int32),
+                  ws=np.zeros(WS_SIZE, np.int32), f=np.zeros(NF, np.int32),
                   scratch=np.zeros(64, np.int32), moves=np.zeros(512, np.int32), scores=np.zeros(512, np.int32),
                   tt=tt_alloc(1), hist_h=np.zeros((32, NSQ), np.int32), cont=np.zeros((16, 16), np.int16),
                   capt=np.zeros((16, 16), np.int16), counter=np.zeros(16, np.int32), info=np.zeros(512, np.int64),

@@ -367,12 +367,11 @@ def test_tt_eval_slot_reset_when_slot_changes_hands():
 ])
 def test_losing_capture_sign(variant, fen, uci, losing):
     from search.movepick import _losing_capture
-    from search.eval import build_eval, WS_SIZE
+    from search.eval import WS_SIZE
     pos = Position.from_fen(fen, variant)
     m = pos.parse_uci(uci)
-    ev = build_eval(pos.variant.name)
     ws = np.zeros(WS_SIZE, dtype=np.int32)
-    assert _losing_capture(pos.board, pos.st, pos.vt, ev, ws, np.int64(m)) == losing
+    assert _losing_capture(pos.board, pos.st, pos.vt, ws, np.int64(m)) == losing
 
 
 def test_info_time_after_ponderhit_counts_the_whole_search():
@@ -480,7 +479,7 @@ def test_quiet_ordering_uses_counter_move_and_continuation_history():
     idx = P._cmh_index(pc, (liked >> L.MOVE_TO_SHIFT) & L.SQ_MASK)
     cont[c2, idx] = 1000                               # our previous move made `liked` good
     capt = np.zeros((P.CMH_SIZE, 16), dtype=np.int16)
-    P._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, k1, 0, hist_h, cont,
+    P._score_moves(pos.board, pos.st, pos.vt, ws, moves, scores, 0, n, 0, k1, 0, hist_h, cont,
                    np.int64(c1), np.int64(c2), cm, capt)
     sc = {int(moves[i]): int(scores[i]) for i in range(n)}
     assert sc[k1] == P.ORD_KILLER1 and sc[cm] == P.ORD_COUNTER
@@ -489,7 +488,7 @@ def test_quiet_ordering_uses_counter_move_and_continuation_history():
                                                    (m >> L.MOVE_TO_SHIFT) & L.SQ_MASK) != idx]
     assert sc[k1] > sc[cm] > sc[liked] > max(sc[m] for m in others)   # (piece, target) pairs share a score
     # with no previous moves (root, null move: -1) continuation history counts nothing
-    P._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
+    P._score_moves(pos.board, pos.st, pos.vt, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
                    np.int64(-1), np.int64(-1), 0, capt)
     assert all(int(scores[i]) == 0 for i in range(n) if int(moves[i]) in quiet)
 
@@ -508,9 +507,8 @@ def test_capture_history_orders_captures_of_equal_value():
     """Two equal captures (a knight takes either of two loose pawns) are ordered by the capture
     history, in the main search and in quiescence; every good capture stays above the killers."""
     from search import movepick as P
-    from search.eval import build_eval, WS_SIZE
+    from search.eval import WS_SIZE
     pos = Position.from_fen("4k3/8/8/2p1p3/8/3N4/8/4K3 w - - 0 1", "chess")
-    ev = build_eval("chess")
     ws = np.zeros(WS_SIZE, dtype=np.int32)
     legal = pos.legal_moves()
     n = len(legal)
@@ -527,12 +525,12 @@ def test_capture_history_orders_captures_of_equal_value():
         capt[:] = 0
         capt[P._cmh_index(int(pos.board[liked & L.SQ_MASK]), to), L.PAWN] = sign * 4000
         moves[:n] = legal
-        P._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
+        P._score_moves(pos.board, pos.st, pos.vt, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
                        np.int64(-1), np.int64(-1), 0, capt)
         main = {int(moves[i]): int(scores[i]) for i in range(n)}
         assert min(main[m] for m in caps) >= P.ORD_NOISY > P.ORD_KILLER1
         moves[:2] = caps
-        P._score_noisy(pos.board, ev, moves, scores, 0, 2, capt)
+        P._score_noisy(pos.board, pos.vt, moves, scores, 0, 2, capt)
         q = {int(moves[i]): int(scores[i]) for i in range(2)}
         return main, q
 
