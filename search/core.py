@@ -31,6 +31,9 @@ buffer is passed in (see :class:`search.driver.SearchState`):
   passes a one-unit dummy net, :func:`search.nnue.dummy_net`, and the search is exactly the
   linear-evaluation one). One compiled search serves both: the network sits behind a runtime
   branch in :func:`_make`, :func:`_null_carry` and :func:`_static_eval`.
+* ``tried`` ``int32[SS_SIZE, TRIED_SIZE]`` per ply, the quiet moves (first ``TRIED_QUIETS``) and the
+  captures (next ``TRIED_CAPTS``) the node has searched without a cutoff: a cutoff punishes them in
+  the histories (Stockfish's ``quietsSearched``/``capturesSearched``)
 
 Beyond the steps in :func:`search`: losing captures (static exchange evaluation,
 :func:`search.movepick._losing_capture`) are ordered after the quiet moves and skipped in quiescence;
@@ -50,16 +53,16 @@ from engine.rules.jit import njit, nowrap
 from engine.rules.layout import (field_offsets, NTYPES, MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, SQ_MASK, MOVE_PROMO_BITS,
                                  MOVE_EP_BIT, U_MOVE, NSQ, KING, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, MARSHAL, CARDINAL, EMPTY, S_SIDE, S_HASH, S_PLY, S_HALFMOVE, S_COUNT,
                            V_FLAGS, VF_RELAY)
-from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, gen_legal_checked, make_move, unmake_move, make_null,
+from engine.rules.movegen import (MAX_MOVES, GEN_ALL, gen_legal_checked, make_move, unmake_move, make_null,
                             unmake_null, in_check, insufficient_material, is_attacked, repetition_floor)
 from engine.rules.checks import gives_check
 from .eval import evaluate_inc, psq_sums, psq_delta
 from .nnue import acc_push, acc_copy, acc_refresh, nnue_evaluate
 from .tt import tt_probe, tt_prefetch, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE
-from .movepick import (ORD_TT, ORD_NOISY, ORD_KILLER2, HIST_MAX, CONT_MAX, SEE_MARGIN, _piece_value, _see_ge,
-                       _losing_capture, _cmh_index, _score_noisy, _pick, picker_init, next_move,
-                       picker_is_tt_move, picker_no_moves, picker_save, picker_restore)
-from .movepick import CMH_SIZE  # noqa: F401  (the history tables' size, for search.driver)
+from .movepick import (ORD_TT, ORD_NOISY, ORD_KILLER2, HIST_MAX, CONT_MAX, SEE_MARGIN, TRIED_QUIETS,
+                       TRIED_CAPTS, _piece_value, _see_ge, _losing_capture, _cmh_index, picker_init, next_move,
+                       qpicker_init, next_qmove, picker_is_tt_move, picker_no_moves, picker_save, picker_restore)
+from .movepick import CMH_SIZE, TRIED_SIZE  # noqa: F401  (buffer sizes, for search.driver)
 from .params import (P_RFP_DEPTH, P_RFP_MARGIN, P_NULL_MIN_DEPTH, P_NULL_R_BASE, P_NULL_R_DEPTH_DIV,
                      P_NULL_EVAL_DIV, P_NULL_EVAL_MAX, P_FUT_DEPTH, P_FUT_MARGIN, P_LMP_DEPTH, P_LMP_BASE,
                      P_SEE_QUIET_BASE, P_SEE_NOISY_MARGIN, P_SE_DEPTH, P_SE_TT_SLACK, P_SE_MARGIN,
@@ -69,7 +72,7 @@ from .params import (P_RFP_DEPTH, P_RFP_MARGIN, P_NULL_MIN_DEPTH, P_NULL_R_BASE,
 # The buffers of one search, passed to every node as one argument (numba passes a namedtuple
 # of arrays like separate arguments; shapes and dtypes in the module docstring).
 SearchCtx = namedtuple("SearchCtx", "board st stack hist vt zob tt ev moves scores pv pvlen ss hist_h "
-                                    "info stop excl ws cont counter capt prm net acc")
+                                    "info stop excl ws cont counter capt tried prm net acc")
 
 MAX_PLY = 100            # deepest search ply (PV table and move buffers are sized by it)
 MATE = 30000             # mate score at the root; mate scores are MATE - plies
@@ -115,10 +118,16 @@ NNUE_EVAL_MAX = 20000    # the network's output is clamped to +-this: well insid
 #   cut_node      int8   not yet used (0): the node is expected to fail high
 #   tt_pv         int8   not yet used (0): the node is or was on a PV (a TT flag)
 #   mp_stage      int32  the move picker's state (search.movepick, written by picker_init and
-#   mp_cur        int32  next_move): its stage, the index of the next move to pick and the end
-#   mp_end        int32  of the generated moves in the ply's slice of the move buffer, the TT
-#   mp_tt_move    int32  move and the counter move it was started with; saved and restored
-#   mp_counter_move int32  around the singular-extension search, which reuses the row
+#   mp_cur        int32  next_move): its stage, the index of the next move to hand out and the
+#   mp_end        int32  end of the current stage's moves in the ply's slice of the move buffer,
+#   mp_tt_move    int32  the TT move (0 if none or not legal) and the counter move it was started
+#   mp_counter_move int32  with, the end of the bad captures (kept at the front of the slice),
+#   mp_bad_end    int32  the number of moves handed out, the quiet stage's sort limit, the next
+#   mp_count      int32  refutation (0..3) and the killers the refutation stage read; saved and
+#   mp_sort_limit int32  restored around the singular-extension search, which reuses the row
+#   mp_refut      int32
+#   mp_killer1    int32
+#   mp_killer2    int32
 #
 # Rows: MAX_PLY + 2, as the info slices they replace (plies stay below MAX_PLY; a node at ply
 # writes the psq sums of ply + 1). The lookbacks to earlier plies (``improving``, c1, c2) test
@@ -130,7 +139,9 @@ SS_DTYPE = np.dtype([("static_eval", np.int64), ("psq_mg", np.int64), ("psq_eg",
                      ("move_count", np.int32), ("in_check", np.int8), ("cut_node", np.int8),
                      ("tt_pv", np.int8), ("pad", np.uint8, (5,)),
                      ("mp_stage", np.int32), ("mp_cur", np.int32), ("mp_end", np.int32),
-                     ("mp_tt_move", np.int32), ("mp_counter_move", np.int32), ("pad2", np.uint8, (44,))],
+                     ("mp_tt_move", np.int32), ("mp_counter_move", np.int32), ("mp_bad_end", np.int32),
+                     ("mp_count", np.int32), ("mp_sort_limit", np.int32), ("mp_refut", np.int32),
+                     ("mp_killer1", np.int32), ("mp_killer2", np.int32), ("pad2", np.uint8, (20,))],
                     align=False)
 SS_SIZE = MAX_PLY + 2
 
@@ -297,12 +308,14 @@ def _history_update(hist_h, pc, to, bonus):
 
 
 @njit(cache=True, nogil=True, inline='always')
-def _update_on_cutoff(board, ss, hist_h, cont, counter, capt, moves, ply, n0, cur, m, noisy, depth, c1, c2, prm):
-    """Search step 12, the move ``m`` (at ``moves[cur]``) cut off at ``ply``: a quiet cutoff makes
-    it the first killer and the counter move of the opponent's last move, rewards it in the quiet
-    histories and punishes the quiet moves tried before it (``moves[n0:cur]``); a capture cutoff
-    rewards it in the capture history; either punishes the captures tried before it. ``c1``/``c2``:
-    the continuation-history rows of the moves one and two plies up (-1: none); ``prm`` the tuned constants."""
+def _update_on_cutoff(board, ss, hist_h, cont, counter, capt, tried, ply, nq, nc, m, noisy, depth, c1, c2, prm):
+    """Search step 12, the move ``m`` cut off at ``ply``: a quiet cutoff makes it the first killer
+    and the counter move of the opponent's last move, rewards it in the quiet histories and
+    punishes the quiet moves searched before it (``tried[ply, :nq]``); a capture cutoff rewards it
+    in the capture history; either punishes the captures searched before it
+    (``tried[ply, TRIED_QUIETS:TRIED_QUIETS + nc]``). Moves pruned unsearched are not punished
+    (Stockfish). ``c1``/``c2``: the continuation-history rows of the moves one and two plies up
+    (-1: none); ``prm`` the tuned constants."""
     to = (m >> MOVE_TO_SHIFT) & SQ_MASK
     pc = board[m & SQ_MASK]
     bonus = depth * depth * prm[P_HIST_BONUS]
@@ -315,18 +328,18 @@ def _update_on_cutoff(board, ss, hist_h, cont, counter, capt, moves, ply, n0, cu
             counter[nowrap(c1)] = m
         _history_update(hist_h, pc, to, bonus)
         _cont_update(cont, c1, c2, _cmh_index(pc, to), cbonus)
+        for j in range(nq):      # the quiet moves searched before this one
+            q = tried[nowrap(ply), nowrap(j)]
+            qto = (q >> MOVE_TO_SHIFT) & SQ_MASK
+            qpc = board[q & SQ_MASK]
+            _history_update(hist_h, qpc, qto, -bonus)
+            _cont_update(cont, c1, c2, _cmh_index(qpc, qto), -cbonus)
     else:
         _capt_update(capt, pc, to, _victim_type(board, m), cbonus)
-    for j in range(n0, cur):     # the moves tried before this one
-        q = moves[nowrap(j)]
+    for j in range(TRIED_QUIETS, TRIED_QUIETS + nc):     # the captures searched before it
+        q = tried[nowrap(ply), nowrap(j)]
         qto = (q >> MOVE_TO_SHIFT) & SQ_MASK
-        qpc = board[q & SQ_MASK]
-        if board[nowrap(qto)] == EMPTY and (q & (MOVE_PROMO_BITS | MOVE_EP_BIT)) == 0:
-            if not noisy:
-                _history_update(hist_h, qpc, qto, -bonus)
-                _cont_update(cont, c1, c2, _cmh_index(qpc, qto), -cbonus)
-        else:
-            _capt_update(capt, qpc, qto, _victim_type(board, q), -cbonus)
+        _capt_update(capt, board[q & SQ_MASK], qto, _victim_type(board, q), -cbonus)
 
 
 @njit(cache=True, nogil=True)
@@ -387,7 +400,7 @@ def qsearch(c, alpha, beta, ply, incheck):
     ``incheck``: 1/0 if the caller knows whether the side to move is in check (the parent's
     ``gives_check`` of the move just made), -1 to have it computed here."""
     board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ss, hist_h, info, stop, excl, ws, \
-        cont, counter, capt, prm, net, acc = c
+        cont, counter, capt, tried, prm, net, acc = c
     relay = (vt[V_FLAGS] & VF_RELAY) != 0
     if _tick(info, stop):
         return 0
@@ -403,7 +416,7 @@ def qsearch(c, alpha, beta, ply, incheck):
         bnd = tt[nowrap(ti)].flag & 3
         if bnd == BOUND_EXACT or (bnd == BOUND_LOWER and s >= beta) or (bnd == BOUND_UPPER and s <= alpha):
             return s
-    # one call site each for _static_eval and gen_legal_checked keeps the compiled code (and compile time) small
+    # one call site for _static_eval keeps the compiled code (and compile time) small
     check = in_check(board, st, vt) if incheck < 0 else incheck != 0
     static = -INF if check else _static_eval(board, st, vt, ev, ws, tt, ti, ss, ply, info, net, acc)
     if ply >= info[I_MAXPLY] - 1:
@@ -421,13 +434,13 @@ def qsearch(c, alpha, beta, ply, incheck):
     orig_alpha = alpha
     best = stand
     bestm = 0
-    n0 = ply * MAX_MOVES
-    n = gen_legal_checked(board, st, vt, moves, n0, GEN_ALL if check else GEN_NOISY, check)
-    if check and n == n0:
-        return -MATE + ply
-    _score_noisy(board, vt, moves, scores, n0, n, capt)
-    for i in range(n0, n):
-        m = _pick(moves, scores, i, n)
+    # the quiescence picker (search.movepick): captures and promotions by MVV-LVA and capture
+    # history, every evasion when in check
+    qpicker_init(ss, ply)
+    while True:
+        m, _ = next_qmove(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply, check)
+        if m == 0:
+            break
         if not check:
             to = (m >> MOVE_TO_SHIFT) & SQ_MASK
             victim = board[nowrap(to)]
@@ -452,6 +465,8 @@ def qsearch(c, alpha, beta, ply, incheck):
                 bestm = m
                 if sc >= beta:
                     break
+    if check and picker_no_moves(ss, ply):
+        return -MATE + ply
     # Step 3. Store at draft 0 (tt_store never lets it replace a deeper entry of the same position)
     tt_store(tt, key, bestm, _score_to_tt(best, ply), np.int64(0), _bound(best, orig_alpha, beta), info[I_GEN],
              np.int64(EVAL_NONE) if check else static)
@@ -479,7 +494,7 @@ def search(c, alpha, beta, depth, ply, incheck):
     variables): a literal would make numba compile, and cache, extra recursive
     specialisations, which crashed on reload from the cache."""
     board, st, stack, hist, vt, zob, tt, ev, moves, scores, pv, pvlen, ss, hist_h, info, stop, excl, ws, \
-        cont, counter, capt, prm, net, acc = c
+        cont, counter, capt, tried, prm, net, acc = c
     pvlen[nowrap(ply)] = ply
     if depth <= 0:
         return qsearch(c, alpha, beta, ply, incheck)
@@ -554,13 +569,12 @@ def search(c, alpha, beta, depth, ply, incheck):
             return 0
         if sc >= beta:
             return beta
-    # Step 6. Staged move ordering (search.movepick, Stockfish's MovePicker): the TT move first,
-    # checked legal without generating anything; the other moves are generated and scored only if
-    # it fails to cut off. The order is the one full generation would give (the TT move, then by score).
-    n0 = ply * MAX_MOVES
+    # Step 6. Staged move ordering (search.movepick, Stockfish's MovePicker): the TT move, checked
+    # legal without generating anything; then good captures, killers and counter move, quiet
+    # moves (generated only when reached) and losing captures; in check, every evasion scored
     c1 = ss[nowrap(ply - 1)].cmh if ply >= 1 else -1     # the opponent's last move
     c2 = ss[nowrap(ply - 2)].cmh if ply >= 2 else -1     # our own previous move
-    picker_init(board, st, vt, moves, ss, counter, ply, np.int64(ttm), check)
+    picker_init(ss, counter, ply, np.int64(ttm), check, depth)
     npm = _has_null_material(st, vt, us)    # pieces beyond king and pawns: SEE pruning is safe
     futile = (not pv_node and not check and depth <= prm[P_FUT_DEPTH] and alpha > -MATE_BOUND
               and pe + prm[P_FUT_MARGIN] * depth <= alpha)
@@ -568,10 +582,15 @@ def search(c, alpha, beta, depth, ply, incheck):
     bestm = 0
     orig_alpha = alpha
     searched = 0
+    nq = 0                  # quiet moves and captures searched without a cutoff (tried[ply])
+    nc = 0
+    # the picker's skip_quiets stays off: Step 8's late move pruning spares quiet checks, so the
+    # quiet moves must still be handed out (a variable, not a literal: one compiled picker)
+    skip_quiets = False
     ss[nowrap(ply)].move_count = 0
-    # Step 7. Loop over moves (cur: the move's index in moves[n0:], msc: its order score)
+    # Step 7. Loop over moves (msc: the move's order score, its band tells the picker's stage)
     while True:
-        m, msc, cur = next_move(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply)
+        m, msc = next_move(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply, skip_quiets)
         if m == 0:
             break
         if m == skipm:
@@ -686,9 +705,16 @@ def search(c, alpha, beta, depth, ply, incheck):
                 pvlen[nowrap(ply)] = pvlen[nowrap(ply + 1)] if pvlen[nowrap(ply + 1)] > ply + 1 else ply + 1
                 if sc >= beta:
                     # Step 12. Killers and histories on a cutoff (_update_on_cutoff)
-                    _update_on_cutoff(board, ss, hist_h, cont, counter, capt, moves, ply, n0, cur, m, noisy,
+                    _update_on_cutoff(board, ss, hist_h, cont, counter, capt, tried, ply, nq, nc, m, noisy,
                                       depth, c1, c2, prm)
                     break
+        if noisy:
+            if nc < TRIED_CAPTS:
+                tried[nowrap(ply), nowrap(TRIED_QUIETS + nc)] = m
+                nc += 1
+        elif nq < TRIED_QUIETS:
+            tried[nowrap(ply), nowrap(nq)] = m
+            nq += 1
     if searched == 0:
         if picker_no_moves(ss, ply):
             return -MATE + ply if check else 0      # checkmate or stalemate

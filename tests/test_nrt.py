@@ -133,7 +133,9 @@ HOT_KERNELS = [("engine.rules.movegen", ("is_attacked", "gen_pseudo", "gen_squar
                ("search.eval", ("_eval_core", "psq_delta", "_mark_checks", "_slider_zone")),
                ("search.tt", ("tt_probe", "tt_store")),
                ("search.core", ("_make", "_static_eval")),
-               ("search.movepick", ("picker_init", "next_move", "_generate", "_score_moves", "_pick")),
+               ("search.movepick", ("picker_init", "next_move", "_next_stage", "_init_stage", "_next_good_capture",
+                                    "_next_refutation", "_partial_sort", "_capture_score", "_score_moves", "_pick",
+                                    "_pick_stable", "next_qmove")),
                ("search.nnue", ("_apply", "acc_refresh", "nnue_evaluate", "move_changes", "acc_copy"))]
 
 
@@ -156,7 +158,7 @@ def _argument_types():
                   capt=np.zeros((16, 16), np.int16), counter=np.zeros(16, np.int32), info=np.zeros(512, np.int64),
                   ss=ss_alloc(), net=net, acc=acc_alloc(net, 2))
     t = {name: typeof(a) for name, a in arrays.items()}
-    t.update(check=types.boolean, trace=types.literal(False))   # the search's evaluation: no trace
+    t.update(check=types.boolean, skip_quiets=types.boolean, trace=types.literal(False))   # the search's evaluation: no trace
     return t
 
 
