@@ -128,6 +128,8 @@ NNUE_EVAL_MAX = 20000    # the network's output is clamped to +-this: well insid
 #   mp_refut      int32
 #   mp_killer1    int32
 #   mp_killer2    int32
+#   mp_pins       int64  the side to move's pieces pinned to its king (movegen.pinned_pieces), for
+#                        the legality test of the pseudo-legal moves as they are handed out
 #
 # Rows: MAX_PLY + 2, as the info slices they replace (plies stay below MAX_PLY; a node at ply
 # writes the psq sums of ply + 1). The lookbacks to earlier plies (``improving``, c1, c2) test
@@ -141,7 +143,8 @@ SS_DTYPE = np.dtype([("static_eval", np.int64), ("psq_mg", np.int64), ("psq_eg",
                      ("mp_stage", np.int32), ("mp_cur", np.int32), ("mp_end", np.int32),
                      ("mp_tt_move", np.int32), ("mp_counter_move", np.int32), ("mp_bad_end", np.int32),
                      ("mp_count", np.int32), ("mp_sort_limit", np.int32), ("mp_refut", np.int32),
-                     ("mp_killer1", np.int32), ("mp_killer2", np.int32), ("pad2", np.uint8, (20,))],
+                     ("mp_killer1", np.int32), ("mp_killer2", np.int32), ("mp_pins", np.int64),
+                     ("pad2", np.uint8, (12,))],
                     align=False)
 SS_SIZE = MAX_PLY + 2
 

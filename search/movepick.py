@@ -7,7 +7,9 @@ move 0 (no move left) or the node cuts off. The stages, out of check:
 
 * ``MP_TT``          the TT move, checked legal by :func:`picker_init` without generating anything
                      (``is_legal_move``); a node that cuts off on it never generates.
-* ``MP_CAPT_INIT``   generate the legal captures and promotions (``GEN_NOISY``), the TT move left
+* ``MP_CAPT_INIT``   generate the pseudo-legal captures and promotions (``GEN_NOISY``; each is tested
+                     legal as it is handed out, ``movegen.legal``, with the node's pins computed
+                     here), the TT move left
                      out, and score them: MVV-LVA plus the capture history (:func:`_capture_score`).
                      (While the TT move is being searched the stage is still this one: the search's
                      singular extension tests it, :func:`picker_is_tt_move`.)
@@ -16,7 +18,7 @@ move 0 (no move left) or the node cuts off. The stages, out of check:
                      losing more than ``SEE_MARGIN`` is put aside with the bad captures.
 * ``MP_REFUT``       the two killers and the counter move, each if it is a legal quiet move here
                      (``is_legal_move``, no generation) other than the TT move, duplicates once.
-* ``MP_QUIET_INIT``  generate the legal quiet moves (``GEN_QUIET``) only now, the TT move and the
+* ``MP_QUIET_INIT``  generate the pseudo-legal quiet moves (``GEN_QUIET``) only now, the TT move and the
                      refutations left out; score them by main + continuation history and sort those
                      above a depth-dependent limit (:func:`_partial_sort`, Stockfish's
                      ``partial_insertion_sort(-3000 * depth)``). Skipped with ``skip_quiets``.
@@ -55,8 +57,9 @@ import numpy as np
 from engine.rules.jit import njit, nowrap
 
 from engine.rules.layout import (MOVE_TO_SHIFT, MOVE_PROMO_SHIFT, MOVE_PROMO_BITS, SQ_MASK, MOVE_EP_BIT, NSQ, PAWN,
-                                 EMPTY, V_SEE)
-from engine.rules.movegen import MAX_MOVES, GEN_ALL, GEN_NOISY, GEN_QUIET, gen_legal_checked, is_legal_move
+                                 EMPTY, V_SEE, S_SIDE, S_KSQ)
+from engine.rules.movegen import (MAX_MOVES, GEN_ALL, GEN_NOISY, GEN_QUIET, gen_pseudo, filter_legal, legal,
+                                  pinned_pieces, is_legal_move)
 from engine.rules.see import see_ge
 
 # Move-ordering score bands (higher first).
@@ -304,8 +307,10 @@ def picker_init(ss, counter, ply, ttm, check, depth):
 @njit(cache=True, nogil=True)
 def _init_stage(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply, stage, check):
     """The generation stages, one function so that the generator has one call site here (numba
-    compiles a callee into each caller). Generates the stage's legal moves, leaves out the
-    moves handed out already, scores them and sets up the next stage:
+    compiles a callee into each caller). Generates the stage's moves, pseudo-legal out of check
+    (their legality is tested as they are handed out, :func:`engine.rules.movegen.legal`, with the
+    node's pins computed here once), legal in check; leaves out the moves handed out already,
+    scores them and sets up the next stage:
 
     * ``MP_CAPT_INIT``: captures and promotions, scored by :func:`_capture_score` (no SEE yet:
       it is computed when a capture is picked); on to ``MP_GOOD_CAPT``.
@@ -323,7 +328,13 @@ def _init_stage(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply, s
         mode = GEN_QUIET
     elif stage == MP_EV_INIT or (stage == MP_QS_INIT and check):
         mode = GEN_ALL
-    n = gen_legal_checked(board, st, vt, moves, b, np.int64(mode), check)
+    n = gen_pseudo(board, st, vt, moves, b, np.int64(mode))
+    if check:
+        n = filter_legal(board, st, vt, moves, b, n, True)
+    elif stage != MP_QUIET_INIT:        # the first generation of the node: its pins, once
+        us = st[S_SIDE]
+        k = st[nowrap(S_KSQ + us)]
+        ss[nowrap(ply)].mp_pins = pinned_pieces(board, vt, k, us) if k != 0 else 0
     if stage == MP_QS_INIT:
         _score_noisy(board, vt, moves, scores, n0, n, capt)
         ss[nowrap(ply)].mp_cur = n0
@@ -342,6 +353,8 @@ def _init_stage(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply, s
         m = moves[nowrap(i)]
         if m == ttm or (quiet and (m == k1 or m == k2 or m == cm)):
             continue
+        if quiet and j == b and not legal(board, st, vt, m, ss[nowrap(ply)].mp_pins):
+            continue            # the sort's first move (sorted whatever its score) is a legal one
         moves[nowrap(j)] = m
         if quiet:
             to = (m >> MOVE_TO_SHIFT) & SQ_MASK
@@ -363,16 +376,19 @@ def _init_stage(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply, s
 
 @njit(cache=True, nogil=True)
 def _next_good_capture(board, st, vt, ws, moves, scores, ss, ply):
-    """Stage ``MP_GOOD_CAPT``: the best-scored capture left that does not lose more than
-    ``SEE_MARGIN`` (SEE computed here, once per capture); the losing ones picked on the way
-    go to the bad captures, kept in pick order at the front of the slice (Stockfish's
+    """Stage ``MP_GOOD_CAPT``: the best-scored legal capture left that does not lose more than
+    ``SEE_MARGIN`` (legality and SEE tested here, once per capture); the losing ones picked on
+    the way go to the bad captures, kept in pick order at the front of the slice (Stockfish's
     ``endBadCaptures``). Returns ``(move, score)``, move 0 when none is left."""
     cur = np.int64(ss[nowrap(ply)].mp_cur)
     end = np.int64(ss[nowrap(ply)].mp_end)
+    pins = ss[nowrap(ply)].mp_pins
     while cur < end:
         m = _pick_stable(moves, scores, cur, end)
         sc = scores[nowrap(cur)]
         cur += 1
+        if not legal(board, st, vt, m, pins):
+            continue                            # pseudo-legal only: dropped
         if board[nowrap((m >> MOVE_TO_SHIFT) & SQ_MASK)] != EMPTY and _losing_capture(board, st, vt, ws, m):
             b = ss[nowrap(ply)].mp_bad_end      # b < cur: over a move already picked
             moves[nowrap(b)] = m
@@ -453,7 +469,10 @@ def _next_stage(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply, s
             i = ss[nowrap(ply)].mp_cur
             if stage == MP_QUIET and not skip_quiets and i < ss[nowrap(ply)].mp_end:
                 ss[nowrap(ply)].mp_cur = i + 1
-                return np.int64(moves[nowrap(i)]), np.int64(scores[nowrap(i)])
+                m = np.int64(moves[nowrap(i)])
+                if legal(board, st, vt, m, ss[nowrap(ply)].mp_pins):
+                    return m, np.int64(scores[nowrap(i)])
+                continue
             ss[nowrap(ply)].mp_stage = MP_BAD_CAPT
             ss[nowrap(ply)].mp_cur = n0
         elif stage == MP_BAD_CAPT:
@@ -500,14 +519,16 @@ def next_qmove(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply, ch
     move 0 when none is left."""
     if ss[nowrap(ply)].mp_stage == MP_QS_INIT:
         _init_stage(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply, np.int64(MP_QS_INIT), check)
-    i = np.int64(ss[nowrap(ply)].mp_cur)
-    if i >= ss[nowrap(ply)].mp_end:
-        ss[nowrap(ply)].mp_stage = MP_DONE
-        return np.int64(0), np.int64(0)
-    m = _pick_stable(moves, scores, i, np.int64(ss[nowrap(ply)].mp_end))
-    ss[nowrap(ply)].mp_cur = i + 1
-    ss[nowrap(ply)].mp_count += 1
-    return np.int64(m), np.int64(scores[nowrap(i)])
+    while True:
+        i = np.int64(ss[nowrap(ply)].mp_cur)
+        if i >= ss[nowrap(ply)].mp_end:
+            ss[nowrap(ply)].mp_stage = MP_DONE
+            return np.int64(0), np.int64(0)
+        m = _pick_stable(moves, scores, i, np.int64(ss[nowrap(ply)].mp_end))
+        ss[nowrap(ply)].mp_cur = i + 1
+        if check or legal(board, st, vt, m, ss[nowrap(ply)].mp_pins):
+            ss[nowrap(ply)].mp_count += 1
+            return np.int64(m), np.int64(scores[nowrap(i)])
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -532,13 +553,14 @@ def picker_save(ss, ply):
     r = ss[nowrap(ply)]
     return (np.int64(r.mp_stage), np.int64(r.mp_cur), np.int64(r.mp_end), np.int64(r.mp_tt_move),
             np.int64(r.mp_counter_move), np.int64(r.mp_bad_end), np.int64(r.mp_count),
-            np.int64(r.mp_sort_limit), np.int64(r.mp_refut), np.int64(r.mp_killer1), np.int64(r.mp_killer2))
+            np.int64(r.mp_sort_limit), np.int64(r.mp_refut), np.int64(r.mp_killer1), np.int64(r.mp_killer2),
+            np.int64(r.mp_pins))
 
 
 @njit(cache=True, nogil=True, inline='always')
 def picker_restore(ss, ply, state):
     """Put back the picker state :func:`picker_save` returned."""
-    stage, cur, end, ttm, cm, bad_end, count, limit, refut, k1, k2 = state
+    stage, cur, end, ttm, cm, bad_end, count, limit, refut, k1, k2, pins = state
     ss[nowrap(ply)].mp_stage = stage
     ss[nowrap(ply)].mp_cur = cur
     ss[nowrap(ply)].mp_end = end
@@ -550,3 +572,4 @@ def picker_restore(ss, ply, state):
     ss[nowrap(ply)].mp_refut = refut
     ss[nowrap(ply)].mp_killer1 = k1
     ss[nowrap(ply)].mp_killer2 = k2
+    ss[nowrap(ply)].mp_pins = pins

@@ -127,7 +127,8 @@ def _wraparounds(body):
 # the move picker's kernels that numba inlines into search() (inline='always'), checked alone
 HOT_KERNELS = [("engine.rules.movegen", ("is_attacked", "gen_pseudo", "gen_square", "gen_legal_checked",
                                          "_gen_castling", "make_move", "unmake_move", "_ep_capture_legal",
-                                         "_legal_slow", "pinned_pieces", "is_legal_move", "insufficient_material")),
+                                         "_legal_slow", "pinned_pieces", "is_legal_move", "insufficient_material",
+                                         "filter_legal", "legal")),
                ("engine.rules.see", ("least_attacker", "see_ge")),
                ("engine.rules.checks", ("gives_check", "_gives_check_lines")),
                ("search.eval", ("_eval_core", "psq_delta", "_mark_checks", "_slider_zone")),

@@ -707,7 +707,13 @@ def gen_legal_checked(board, st, vt, moves, n0, mode, check):
     """:func:`gen_legal` for a caller that already knows whether the side to move is in
     check (``check``: bool, exactly ``in_check(board, st, vt)``); the search passes its own
     test instead of repeating it."""
-    n = gen_pseudo(board, st, vt, moves, n0, mode)
+    return filter_legal(board, st, vt, moves, n0, gen_pseudo(board, st, vt, moves, n0, mode), check)
+
+
+@njit(cache=True, nogil=True)
+def filter_legal(board, st, vt, moves, n0, n, check):
+    """The legal ones of the pseudo-legal moves ``moves[n0:n]`` (of the side to move, in check
+    iff ``check``), kept in order from ``n0`` on; returns their end. :func:`gen_legal`'s test."""
     us = st[S_SIDE]
     k = st[nowrap(S_KSQ + us)]
     if k == 0:
@@ -760,6 +766,18 @@ def _legal(board, st, vt, m, k, check, pins):
         if d != 0 and not _on_pin_line(board, k, LINE_OFFSETS[d - 1], (m >> MOVE_TO_SHIFT) & SQ_MASK):
             return False
     return True
+
+
+@njit(cache=True, nogil=True)
+def legal(board, st, vt, m, pins):
+    """True if the pseudo-legal move ``m`` of the side to move, which is not in check, is legal
+    (Stockfish's ``Position::legal``: tested just before the move is searched); ``pins`` is
+    :func:`pinned_pieces` of its king, computed once per node. The test of :func:`gen_legal`:
+    only king moves, e.p. captures and pinned pieces' moves can fail it."""
+    k = st[nowrap(S_KSQ + st[S_SIDE])]
+    if k == 0:
+        return True
+    return _legal(board, st, vt, m, k, False, pins)
 
 
 @njit(cache=True, nogil=True)
