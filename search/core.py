@@ -107,7 +107,8 @@ NNUE_EVAL_MAX = 20000    # the network's output is clamped to +-this: well insid
 #   psq_mg        int64  material + piece-square sums, middlegame and endgame (eval.psq_sums):
 #   psq_eg        int64  row 0 set by search_root, row ply + 1 by _make (or the null move) at ply
 #   cmh           int64  _cmh_index of the move played at ply, -1 for a null move (the child's
-#                        continuation-history rows: ss[ply - 1].cmh and ss[ply - 2].cmh)
+#                        continuation-history rows: ss[ply - 1].cmh, ss[ply - 2].cmh and, for
+#                        ordering and cutoff updates, ss[ply - 4].cmh and ss[ply - 6].cmh)
 #   stat_score    int32  not yet used (0): the history score of the move searched
 #   current_move  int32  the move being searched (or last searched) at ply, 0 for a null move
 #   excluded      int32  the move a singular-extension search of this node excludes (0: none)
@@ -132,9 +133,9 @@ NNUE_EVAL_MAX = 20000    # the network's output is clamped to +-this: well insid
 #                        the legality test of the pseudo-legal moves as they are handed out
 #
 # Rows: MAX_PLY + 2, as the info slices they replace (plies stay below MAX_PLY; a node at ply
-# writes the psq sums of ply + 1). The lookbacks to earlier plies (``improving``, c1, c2) test
-# ``ply >= 2``/``ply >= 1`` first: the root has no row before it. The driver zeroes the whole
-# stack when a search starts.
+# writes the psq sums of ply + 1). The lookbacks to earlier plies (``improving``, c1, c2, c4, c6)
+# test ``ply >= k`` first (k = 2, 1, 2, 4, 6): the root has no row before it. The driver zeroes
+# the whole stack when a search starts.
 SS_DTYPE = np.dtype([("static_eval", np.int64), ("psq_mg", np.int64), ("psq_eg", np.int64),
                      ("cmh", np.int64), ("stat_score", np.int32), ("current_move", np.int32),
                      ("excluded", np.int32), ("killer1", np.int32), ("killer2", np.int32),
@@ -285,8 +286,8 @@ def _gravity(h, bonus, limit):
 
 
 @njit(cache=True, nogil=True)
-def _cont_update(cont, c1, c2, idx, bonus):
-    for c in (c1, c2):
+def _cont_update(cont, c1, c2, c4, c6, idx, bonus):
+    for c in (c1, c2, c4, c6):
         if c >= 0:
             cont[nowrap(c), nowrap(idx)] = _gravity(cont[nowrap(c), nowrap(idx)], bonus, CONT_MAX)
 
@@ -318,9 +319,12 @@ def _update_on_cutoff(board, ss, hist_h, cont, counter, capt, tried, ply, nq, nc
     in the capture history; either punishes the captures searched before it
     (``tried[ply, TRIED_QUIETS:TRIED_QUIETS + nc]``). Moves pruned unsearched are not punished
     (Stockfish). ``c1``/``c2``: the continuation-history rows of the moves one and two plies up
-    (-1: none); ``prm`` the tuned constants."""
+    (-1: none); the rows of the moves four and six plies up are updated too (Stockfish 12's
+    update_continuation_histories); ``prm`` the tuned constants."""
     to = (m >> MOVE_TO_SHIFT) & SQ_MASK
     pc = board[m & SQ_MASK]
+    c4 = ss[nowrap(ply - 4)].cmh if ply >= 4 else -1     # our moves two and three moves ago
+    c6 = ss[nowrap(ply - 6)].cmh if ply >= 6 else -1
     bonus = depth * depth * prm[P_HIST_BONUS]
     cbonus = min(bonus, prm[P_CONT_BONUS_MAX])
     if not noisy:
@@ -330,13 +334,13 @@ def _update_on_cutoff(board, ss, hist_h, cont, counter, capt, tried, ply, nq, nc
         if c1 >= 0:
             counter[nowrap(c1)] = m
         _history_update(hist_h, pc, to, bonus)
-        _cont_update(cont, c1, c2, _cmh_index(pc, to), cbonus)
+        _cont_update(cont, c1, c2, c4, c6, _cmh_index(pc, to), cbonus)
         for j in range(nq):      # the quiet moves searched before this one
             q = tried[nowrap(ply), nowrap(j)]
             qto = (q >> MOVE_TO_SHIFT) & SQ_MASK
             qpc = board[q & SQ_MASK]
             _history_update(hist_h, qpc, qto, -bonus)
-            _cont_update(cont, c1, c2, _cmh_index(qpc, qto), -cbonus)
+            _cont_update(cont, c1, c2, c4, c6, _cmh_index(qpc, qto), -cbonus)
     else:
         _capt_update(capt, pc, to, _victim_type(board, m), cbonus)
     for j in range(TRIED_QUIETS, TRIED_QUIETS + nc):     # the captures searched before it

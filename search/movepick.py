@@ -34,7 +34,7 @@ and picked best first; quiescence skips the losing ones itself, after its cheape
 :func:`next_move` returns the move and its order score; the score's band tells the search the
 stage (LMR, move-count and SEE pruning; higher first): ``ORD_TT`` the TT move; ``ORD_NOISY <= s
 < ORD_TT`` a good capture or promotion; ``ORD_KILLER1``, ``ORD_KILLER2``, ``ORD_COUNTER`` the
-refutations; a quiet move's history score (within +-2 ``HIST_MAX``); ``ORD_BAD + ...`` a losing
+refutations; a quiet move's history score (within +-3 ``HIST_MAX``); ``ORD_BAD + ...`` a losing
 capture. The search remembers the moves it has searched itself (``search.core``'s ``tried``):
 with stages they are no longer a prefix of the move list.
 
@@ -71,7 +71,7 @@ ORD_COUNTER = ORD_KILLER1 - 2  # the counter move of the opponent's last move, a
 HIST_MAX = 1 << 20        # history values stay in [-HIST_MAX, HIST_MAX] (gravity update), below the killers
 CMH_SIZE = 16 * NSQ       # continuation history rows/columns: 16 piece codes x NSQ squares
 CONT_MAX = 1 << 14        # continuation history stays in [-CONT_MAX, CONT_MAX] (int16, gravity update)
-CONT_SCALE = 32           # ordering: 2 x CONT_MAX x 32 = 2 x HIST_MAX, the weight of the main history
+CONT_SCALE = 32           # ordering: 4 rows x CONT_MAX x 32 = 2 x HIST_MAX; with the main history below the killers
 CAPT_DIV = 2              # capture history / 2 in the ordering: +-CONT_MAX/2 is ~5 pawns of victim
                           # value (x16), so it reorders captures of close value, not a queen after a pawn
 CAPT_BASE = CONT_MAX // CAPT_DIV   # keeps every good capture's score at or above ORD_NOISY
@@ -121,22 +121,23 @@ def _cmh_index(pc, to):
 
 
 @njit(cache=True, nogil=True)
-def _cont_score(cont, c1, c2, idx):
-    """Continuation history of the move ``idx`` after the moves ``c1`` (one ply up) and ``c2``
-    (two plies up); -1 means no such move (root, null move)."""
+def _cont_score(cont, c1, c2, c4, c6, idx):
+    """Continuation history of the move ``idx`` after the moves ``c1``, ``c2``, ``c4``, ``c6``
+    (one, two, four and six plies up: Stockfish 13's quiet-move score); -1 means no such move
+    (root, null move)."""
     v = 0
-    if c1 >= 0:
-        v += cont[nowrap(c1), nowrap(idx)]
-    if c2 >= 0:
-        v += cont[nowrap(c2), nowrap(idx)]
+    for c in (c1, c2, c4, c6):
+        if c >= 0:
+            v += cont[nowrap(c), nowrap(idx)]
     return v
 
 
 @njit(cache=True, nogil=True)
-def _score_moves(board, st, vt, ws, moves, scores, n0, n, ttm, k1, k2, hist_h, cont, c1, c2, cm, capt):
+def _score_moves(board, st, vt, ws, moves, scores, n0, n, ttm, k1, k2, hist_h, cont, c1, c2, c4, c6, cm, capt):
     """The order scores of the moves ``moves[n0:n]`` of the main search (bands: module docstring):
-    ``ttm`` the TT move, ``k1``/``k2`` the killers, ``cm`` the counter move, ``c1``/``c2`` the
-    continuation-history rows of the moves one and two plies up (-1: none)."""
+    ``ttm`` the TT move, ``k1``/``k2`` the killers, ``cm`` the counter move, ``c1``, ``c2``,
+    ``c4``, ``c6`` the continuation-history rows of the moves one, two, four and six plies up
+    (-1: none)."""
     for i in range(n0, n):
         m = moves[nowrap(i)]
         if m == ttm:
@@ -168,7 +169,7 @@ def _score_moves(board, st, vt, ws, moves, scores, n0, n, ttm, k1, k2, hist_h, c
         else:
             pc = board[m & SQ_MASK]
             scores[nowrap(i)] = (hist_h[nowrap(pc), nowrap(to)]
-                                 + CONT_SCALE * _cont_score(cont, c1, c2, _cmh_index(pc, to)))
+                                 + CONT_SCALE * _cont_score(cont, c1, c2, c4, c6, _cmh_index(pc, to)))
 
 
 @njit(cache=True, nogil=True)
@@ -347,6 +348,8 @@ def _init_stage(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply, s
     cm = ss[nowrap(ply)].mp_counter_move
     c1 = ss[nowrap(ply - 1)].cmh if ply >= 1 else -1     # the opponent's last move
     c2 = ss[nowrap(ply - 2)].cmh if ply >= 2 else -1     # our own previous move
+    c4 = ss[nowrap(ply - 4)].cmh if ply >= 4 else -1     # our moves two and three moves ago
+    c6 = ss[nowrap(ply - 6)].cmh if ply >= 6 else -1
     quiet = stage == MP_QUIET_INIT
     j = b
     for i in range(b, n):
@@ -359,14 +362,14 @@ def _init_stage(board, st, vt, ws, moves, scores, ss, hist_h, cont, capt, ply, s
         if quiet:
             to = (m >> MOVE_TO_SHIFT) & SQ_MASK
             pc = board[m & SQ_MASK]
-            scores[nowrap(j)] = hist_h[nowrap(pc), nowrap(to)] + CONT_SCALE * _cont_score(cont, c1, c2,
+            scores[nowrap(j)] = hist_h[nowrap(pc), nowrap(to)] + CONT_SCALE * _cont_score(cont, c1, c2, c4, c6,
                                                                                           _cmh_index(pc, to))
         elif stage == MP_CAPT_INIT:
             scores[nowrap(j)] = _capture_score(board, vt, capt, m)
         j += 1
     if stage == MP_EV_INIT:
         _score_moves(board, st, vt, ws, moves, scores, n0, j, np.int64(0), ss[nowrap(ply)].killer1,
-                     ss[nowrap(ply)].killer2, hist_h, cont, c1, c2, cm, capt)
+                     ss[nowrap(ply)].killer2, hist_h, cont, c1, c2, c4, c6, cm, capt)
     elif quiet:
         _partial_sort(moves, scores, b, j, np.int64(ss[nowrap(ply)].mp_sort_limit))
     ss[nowrap(ply)].mp_cur = b

@@ -18,7 +18,8 @@ from search.eval import build_eval, WS_SIZE
 from tests.conftest import random_positions
 from tests.test_legal_filter import PIN_POSITIONS
 
-PLY = 2          # a ply with two rows above it: the continuation-history rows c1, c2 are used
+PLY = 6          # a ply with six rows above it: the continuation-history rows c1, c2, c4, c6 are used
+                 # (the moves one, two, four and six plies up; not c3, c5)
 DEPTH = 2        # the quiet stage's sort limit: -2 x QUIET_SORT_DEPTH, within the random histories' range
 
 
@@ -49,6 +50,8 @@ class Node:
         self.ss[PLY]["killer1"], self.ss[PLY]["killer2"] = pick(), pick()
         self.check = bool(in_check(pos.board, pos.st, pos.vt))
         self.ss[PLY]["in_check"] = self.check      # the search writes it before starting the picker
+        for back in range(3, PLY + 1):             # the moves further up (rows c3..c6)
+            self.ss[PLY - back]["cmh"] = int(rng.integers(P.CMH_SIZE))
 
     def noisy(self, m):
         return (int(self.pos.board[(m >> L.MOVE_TO_SHIFT) & L.SQ_MASK]) != L.EMPTY
@@ -93,8 +96,8 @@ class Node:
         to = (m >> L.MOVE_TO_SHIFT) & L.SQ_MASK
         pc = int(p.board[m & L.SQ_MASK])
         idx = int(P._cmh_index(pc, to))
-        c1, c2 = int(self.ss[PLY - 1]["cmh"]), int(self.ss[PLY - 2]["cmh"])
-        return int(self.hist_h[pc, to]) + P.CONT_SCALE * (int(self.cont[c1, idx]) + int(self.cont[c2, idx]))
+        rows = [int(self.ss[PLY - back]["cmh"]) for back in (1, 2, 4, 6)]
+        return int(self.hist_h[pc, to]) + P.CONT_SCALE * sum(int(self.cont[c, idx]) for c in rows)
 
     def refutations(self, ttm):
         """The killers and the counter move in stage order: legal quiet moves other than the TT
@@ -115,10 +118,10 @@ class Node:
         scores = np.zeros(MAX_MOVES, np.int32)
         ms = [m for m in self.legal if m != ttm]
         moves[:len(ms)] = ms
-        c1, c2 = int(self.ss[PLY - 1]["cmh"]), int(self.ss[PLY - 2]["cmh"])
+        c1, c2, c4, c6 = (int(self.ss[PLY - back]["cmh"]) for back in (1, 2, 4, 6))
         P._score_moves(p.board, p.st, p.vt, self.ws, moves, scores, 0, len(ms), np.int64(0),
                        self.ss[PLY]["killer1"], self.ss[PLY]["killer2"], self.hist_h, self.cont,
-                       np.int64(c1), np.int64(c2), self.counter[c1], self.capt)
+                       np.int64(c1), np.int64(c2), np.int64(c4), np.int64(c6), self.counter[c1], self.capt)
         ms, ss = [int(x) for x in moves[:len(ms)]], [int(x) for x in scores[:len(ms)]]
         for i in range(len(ms)):
             b = max(range(i, len(ms)), key=lambda k: (ss[k], -k))
