@@ -94,6 +94,7 @@ class SearchState:
         self.stop = np.zeros(3, dtype=np.int64)   # flag, shared node limit, nodes towards it (search.core)
         self.excl = np.zeros(8, dtype=np.int32)
         self.ws = np.zeros(WS_SIZE, dtype=np.int32)
+        self.tried = np.zeros((C.SS_SIZE, C.TRIED_SIZE), dtype=np.int32)   # per ply: moves searched (search.core)
         self.gen = 0
         self.net = N.dummy_net()     # the NNUE network and its accumulator stack (search.core)
         self.acc = np.zeros((C.SS_SIZE, 2, 1), dtype=np.int16)
@@ -136,7 +137,7 @@ class SearchState:
         return SearchCtx(pos.board, pos.st, pos.stack, pos.hist, pos.vt, pos.zob, self.tt, ev,
                          self.moves, self.scores, self.pv, self.pvlen, self.ss, self.hist_h,
                          self.info, self.stop, self.excl, self.ws, self.cont, self.counter, self.capt,
-                         self.prm, self.net, self.acc)
+                         self.tried, self.prm, self.net, self.acc)
 
     def iterate(self, pos, ev, alpha: int, beta: int, depth: int) -> int:
         """One numba iteration on ``pos`` (its arrays are modified and restored), with the

@@ -47,7 +47,7 @@ Features (per side, white minus black):
     (grand: promotion only to a captured type).
   * threats (Stockfish's ``ThreatByPawn``, ``ThreatByMinor``/``ByRook``): enemy
     pieces attacked by a pawn, per type; enemy pieces attacked by a less valuable
-    piece (values: the SEE table), per type; attacks on enemy pieces that no enemy
+    piece (by the fixed exchange values, V_SEE), per type; attacks on enemy pieces that no enemy
     pawn defends.
   * rooks (any piece sliding along files) on open and half-open files, bishop pair,
     king shelter pawns, files next to the king without an own pawn, pawns storming
@@ -61,7 +61,6 @@ Table layout (``int32``, :func:`build_eval`)::
     EV_PST_MG + code*NSQ + sq     piece-square value (material included), mg; code 1..8 white, 17..24 black
     EV_PST_EG + code*NSQ + sq     same, eg
     EV_PHASE + type               phase weight of a piece type
-    EV_SEE + type                 exchange value for SEE (engine.rules.see): mg material, king 0
     EV_W + W_PHASE_TOTAL          the start phase (``total``)
     EV_WMG + i, EV_WEG + i        the weights of feature i (non-PST features are read from here)
     EV_PB + ((code*NSQ + sq)*PB_K + k)*2 + {0, 1}
@@ -83,7 +82,7 @@ from engine.rules.jit import njit, nowrap, trailing_zeros
 from engine.rules import layout as L
 from engine.rules.layout import (NSQ, STRIDE, PAWN, KNIGHT, BISHOP, KING, EMPTY, OFF, S_SIDE, S_KSQ, S_COUNT, S_OCC,
                                  V_HEIGHT, V_FLAGS, V_PROMO_START, V_NPROMO, V_PROMO, V_PROMO_MAX, V_LEAP_N,
-                                 V_SLIDE_N, V_LEAP, V_SLIDE, V_SQUARES, V_FILE, V_RANK, V_RELAYABLE, V_SLIDEMASK,
+                                 V_SLIDE_N, V_LEAP, V_SLIDE, V_SQUARES, V_FILE, V_RANK, V_RELAYABLE, V_SLIDEMASK, V_SEE,
                                  VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS, LINE_OFFSETS, SQ_MASK, MOVE_TO_SHIFT,
                                  MOVE_PROMO_SHIFT, MOVE_FLAGS_SHIFT, F_EP, F_CASTLE, V_CR_FROM, V_CR_TO)
 from engine.rules.movegen import castle_index
@@ -124,7 +123,7 @@ F_CONN_NEAR = 178      # connected (phalanx or supported) pawns near promotion: 
 F_WEAK_ATT = 179       # attacks by a piece (not a pawn or the king) on an enemy piece no enemy pawn defends
 F_PTHREAT = 180        # + type: enemy pieces of that type attacked by an own pawn (Stockfish's ThreatByPawn)
 F_LTHREAT = 192        # + type: enemy pieces of that type attacked by a less valuable piece (not a pawn or
-                       # the king; values: the SEE table; Stockfish's ThreatByMinor / ThreatByRook)
+                       # the king; values: the variant table's fixed V_SEE; Stockfish's ThreatByMinor / ThreatByRook)
 F_MOB_PAWN = 208       # mobility squares (as counted in F_MOB) that an enemy pawn attacks (Stockfish's
                        # mobility area leaves them out)
 F_KDANGER = 209        # king danger: pieces attacking the enemy king zone times the zone squares they attack
@@ -231,8 +230,7 @@ PB_K = 4                # PST basis entries per (piece code, square)
 EV_PST_MG = 0
 EV_PST_EG = 32 * NSQ
 EV_PHASE = 64 * NSQ
-EV_SEE = EV_PHASE + 16   # EV_SEE + type: exchange value of the type for SEE (mg material; king 0)
-EV_W = EV_SEE + 16
+EV_W = EV_PHASE + 16
 W_PHASE_TOTAL = 0
 W_CHK_ON = 1             # 1 if a check-square feature (F_CHECK + type) or F_KD2 is weighted: the squares are marked
 EV_CHKM = EV_W + 16      # EV_CHKM + type: the check-square marks that apply to the type (1 knight leap,
@@ -510,7 +508,6 @@ def make_eval(name: str, w_mg, w_eg) -> np.ndarray:
         ph = s["phase"].get(p.letter, 0)
         ev[EV_PHASE + ty] = ph
         ev[EV_KDW + ty], ev[EV_KDC + ty] = s["king_danger_weights"].get(p.letter, (0, 0))
-        ev[EV_SEE + ty] = 0 if ty == KING else max(1, int(w_mg[F_MAT + ty]))
         total_phase += ph * (start_counts.get(p.letter, 0) + start_counts.get(p.letter.lower(), 0))
     for (ty, f, r), basis in _geometry(v).items():
         assert len(basis) <= PB_K
@@ -656,257 +653,234 @@ def taper(mg, eg, phase, total):
     return -((-s) // total)
 
 
-@njit(cache=True, nogil=True)
-def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
-    """The evaluation, and with ``trace`` its features: the one implementation.
-
-    Without ``trace`` the material + piece-square sums are given (``mg0``, ``eg0``:
-    :func:`psq_sums`, kept incrementally by the search); with it they are added up here,
-    piece by piece, with their features.
-
-    ``ws``: ``int32[WS_SIZE]`` scratch (pawn rank bitmasks per file and colour in 0..23,
-    the phase in 24, file sliders' squares from 26, check-square marks in ``WS_CHK .. WS_LIST - 1``,
-    left all zero, the list of marked cells from ``WS_LIST``); ``f``: ``int32[NF]``, written
-    only when ``trace`` (zeroed first, then white-minus-black feature counts).
-    Returns the score in centipawns for the side to move; ``ws[24]`` holds the
-    clamped phase afterwards.
-    """
-    mg = 0 if trace else mg0
-    eg = 0 if trace else eg0
-    phase = 0
-    H = vt[V_HEIGHT]
-    W = vt[L.V_WIDTH]
-    relay = (vt[V_FLAGS] & VF_RELAY) != 0
-    passive = (vt[V_FLAGS] & VF_KNIGHT_PASSIVE) != 0
-    if trace:
-        for i in range(NF):
-            f[i] = 0
-    for i in range(26):
-        ws[i] = 0
-    nfs = 0
-    # mobility squares attacked by enemy pawns: looked up only when weighted (or traced)
-    mob_area = trace or ev[EV_WMG + F_MOB_PAWN] != 0 or ev[EV_WEG + F_MOB_PAWN] != 0
-    # king danger per attacking side: pieces attacking the enemy king zone, zone squares attacked
-    katt0 = 0
-    katt1 = 0
-    kdq0 = 0      # quadratic king danger (F_KD2), by the attacking side
-    kdq1 = 0
-    kzone0 = 0
-    kzone1 = 0
-    # check squares around both kings, marked only when weighted (or traced)
-    chk_on = trace or ev[EV_W + W_CHK_ON] != 0
-    nmark = 0
-    if chk_on:
-        for c in range(2):
-            if st[S_KSQ + c] != 0:
-                nmark = _mark_checks(board, ws, st[S_KSQ + c], 3 * c, nmark)
-    # pass 1: material + PST, king proximity, mobility and king-zone attacks, pawn file masks, relay;
-    # over the pieces: the set bits of the four occupancy words (S_OCC), white's then black's
-    for wi in range(4):
-        x = st[S_OCC + wi]
-        while x != 0:
-            s = vt[V_SQUARES + 64 * (wi & 1) + trailing_zeros(x)]
-            x &= x - 1
-            p = board[nowrap(s)]
-            ty = p & 15
-            col = p >> 4
-            sign = 1 - 2 * col
-            if trace:
-                mg += sign * ev[nowrap(EV_PST_MG + p * NSQ + s)]
-                eg += sign * ev[nowrap(EV_PST_EG + p * NSQ + s)]
-                base = EV_PB + (p * NSQ + s) * (PB_K * 2)
-                for k in range(PB_K):
-                    fi = ev[nowrap(base + 2 * k)]
-                    if fi >= 0:
-                        f[fi] += sign * ev[nowrap(base + 2 * k + 1)]
-            phase += ev[EV_PHASE + ty]
-            if ty == PAWN:
-                ws[nowrap(col * 12 + vt[nowrap(V_FILE + s)])] |= 1 << vt[nowrap(V_RANK + s)]
-                continue
-            if (vt[L.V_SLIDEMASK + ty] & 12) != 0 and nfs < 38:   # slides along files: open-file terms below
-                ws[nowrap(26 + nfs)] = s
-                nfs += 1
-            ek = st[nowrap(S_KSQ + 1 - col)]
-            if ek != 0 and ty != KING:
-                df = vt[nowrap(V_FILE + s)] - vt[nowrap(V_FILE + ek)]
-                dr = vt[nowrap(V_RANK + s)] - vt[nowrap(V_RANK + ek)]
-                if -2 <= df <= 2 and -2 <= dr <= 2:
-                    fi = F_KATT + ty
+@njit(cache=True, nogil=True, inline='always')
+def _piece_attacks(board, vt, ev, ws, f, trace, s, ty, col, sign, cm, look, near, zbase, passive):
+    """Scan the squares the non-pawn, non-king piece of type ``ty`` and colour ``col`` on ``s``
+    attacks (its leaps, and its slides up to and including the first blocker) for the mobility
+    and threat terms of :func:`_piece_terms`. ``look``: pawn-attacked and check squares are
+    looked up (``cm``: the check-square bits of ``ws[WS_CHK + t]`` that apply to this piece,
+    see :func:`_mark_checks`); ``near``: king-zone squares (corner ``zbase``, :func:`_in_zone`)
+    are counted; ``passive``: knightrelay's knights capture nothing. Adds the threats by a less valuable piece (``F_LTHREAT``, Stockfish 11's
+    ``ThreatByMinor``/``ThreatByRook``, on the variant table's fixed exchange values) to the
+    returned sums and, with ``trace``, to ``f`` (``int32[NF]``). Returns ``(mg, eg, cnt,
+    unsafe, chk, weak, zone)``: the sums, mobility squares (empty or enemy-occupied), those of
+    them an enemy pawn attacks, those not pawn-attacked from which the piece would check, the
+    attacks on enemy pieces no enemy pawn defends, and the king-zone squares attacked."""
+    mg = 0
+    eg = 0
+    cnt = 0
+    unsafe = 0      # of cnt: squares an enemy pawn attacks
+    chk = 0         # of cnt: squares not attacked by an enemy pawn from which this piece would check
+    zone = 0
+    weak = 0        # attacks on enemy pieces that no enemy pawn defends
+    own = col << 4
+    myval = vt[V_SEE + ty]     # threats: by the fixed exchange values (variant table)
+    epw = PAWN | ((1 - col) << 4)             # an enemy pawn defends t from t + edef +- 1
+    edef = STRIDE if col == 0 else -STRIDE
+    attacker = not (passive and ty == KNIGHT)   # (knightrelay: a knight captures nothing)
+    for k in range(vt[V_LEAP_N + ty]):
+        t = s + vt[V_LEAP + ty * 16 + k]
+        q = board[nowrap(t)]
+        if q != OFF:
+            if q == EMPTY or (q & 0x30) != own:
+                cnt += 1
+                if look:
+                    if board[nowrap(t + edef - 1)] == epw or board[nowrap(t + edef + 1)] == epw:
+                        unsafe += 1
+                    elif (ws[nowrap(WS_CHK + t)] & cm) != 0:
+                        chk += 1
+                qt = q & 15
+                if q != EMPTY and attacker and qt != KING and qt != PAWN and not (passive and qt == KNIGHT):
+                    if vt[V_SEE + qt] > myval:
+                        fi = F_LTHREAT + qt
+                        mg += sign * ev[EV_WMG + fi]
+                        eg += sign * ev[EV_WEG + fi]
+                        if trace:
+                            f[fi] += sign
+                    if board[nowrap(t + edef - 1)] != epw and board[nowrap(t + edef + 1)] != epw:
+                        weak += 1
+            if near:
+                zone += _in_zone(t, zbase)
+    for k in range(vt[V_SLIDE_N + ty]):
+        off = vt[V_SLIDE + ty * 8 + k]
+        t = s + off
+        while board[nowrap(t)] == EMPTY:
+            cnt += 1
+            if look:
+                if board[nowrap(t + edef - 1)] == epw or board[nowrap(t + edef + 1)] == epw:
+                    unsafe += 1
+                elif (ws[nowrap(WS_CHK + t)] & cm) != 0:
+                    chk += 1
+            t += off
+        q = board[nowrap(t)]
+        if q != OFF and (q & 0x30) != own:
+            cnt += 1
+            if look:
+                if board[nowrap(t + edef - 1)] == epw or board[nowrap(t + edef + 1)] == epw:
+                    unsafe += 1
+                elif (ws[nowrap(WS_CHK + t)] & cm) != 0:
+                    chk += 1
+            qt = q & 15
+            if qt != KING and qt != PAWN and not (passive and qt == KNIGHT):
+                if vt[V_SEE + qt] > myval:
+                    fi = F_LTHREAT + qt
                     mg += sign * ev[EV_WMG + fi]
                     eg += sign * ev[EV_WEG + fi]
                     if trace:
                         f[fi] += sign
-            if ty == KING:
+                if board[nowrap(t + edef - 1)] != epw and board[nowrap(t + edef + 1)] != epw:
+                    weak += 1
+    if near and vt[V_SLIDE_N + ty] != 0:
+        zone += _slider_zone(board, vt, s, ty, zbase)
+    return mg, eg, cnt, unsafe, chk, weak, zone
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _relay_terms(board, vt, ev, f, trace, s, ty, own, zbase, sign):
+    """Knightrelay's terms of the piece of type ``ty`` on ``s`` (colour bits ``own``; ``zbase``:
+    the enemy king zone's corner, :func:`_in_zone`): a knight's relay potential (``F_REACH``:
+    empty squares it can step to from which it would relay a friend), and for a relayable piece
+    a friendly knight a leap away relays it now (``F_RELAY``), with the enemy king-zone squares
+    (``F_RELAY_KZONE``) and the mobility (``F_RELAY_MOB``) of its relayed leaps. Returns ``(mg,
+    eg)``; with ``trace``, adds the features to ``f`` (``int32[NF]``). Cardinal's own terms
+    (Fairy-Stockfish has none for relays)."""
+    mg = 0
+    eg = 0
+    if ty == KNIGHT:
+        # relay potential: empty squares this knight can step to from which it would relay a friend
+        reach = 0
+        for o in KNIGHT_OFFSETS:
+            t = s + o
+            if board[nowrap(t)] != EMPTY:
                 continue
-            # attacked by an enemy pawn (from one rank ahead of it, on the adjacent files)
-            if not (passive and ty == KNIGHT):
-                ep = PAWN | ((1 - col) << 4)
-                pf = s + STRIDE if col == 0 else s - STRIDE
-                if board[nowrap(pf - 1)] == ep or board[nowrap(pf + 1)] == ep:
-                    fi = F_PTHREAT + ty
-                    mg -= sign * ev[EV_WMG + fi]
-                    eg -= sign * ev[EV_WEG + fi]
-                    if trace:
-                        f[fi] -= sign
-            zbase = ek - STRIDE - 1 if ek != 0 else -1000   # king-zone origin (-1000: no king)
-            # king-zone attacks are counted for pieces within 3 files and ranks of the enemy king
-            # only (a leap of at most 2 squares reaches the zone only from there; a slider further
-            # away is rare enough to ignore, and scanning every ray costs ~20% of the evaluation)
-            # (knightrelay: knights attack nothing)
-            near = (ek != 0 and abs(vt[nowrap(V_FILE + ek)] - vt[nowrap(V_FILE + s)]) <= 3
-                    and abs(vt[nowrap(V_RANK + ek)] - vt[nowrap(V_RANK + s)]) <= 3
-                    and not (passive and ty == KNIGHT))
-            cnt = 0
-            unsafe = 0      # of cnt: squares an enemy pawn attacks
-            chk = 0         # of cnt: squares not attacked by an enemy pawn from which this piece would check
-            cm = 0          # the check-square bits that apply to this type and the enemy king
-            if chk_on and not (passive and ty == KNIGHT):
-                cm = ev[EV_CHKM + ty] << (3 * (1 - col))   # (per type, from the table: no leap scan)
-            look = mob_area or cm != 0   # pawn-attacked squares and check squares are looked up
-            zone = 0
-            weak = 0        # attacks on enemy pieces that no enemy pawn defends
-            own = col << 4
-            myval = ev[EV_SEE + ty]
-            epw = PAWN | ((1 - col) << 4)             # an enemy pawn defends t from t + edef +- 1
-            edef = STRIDE if col == 0 else -STRIDE
-            attacker = not (passive and ty == KNIGHT)   # (knightrelay: a knight captures nothing)
-            for k in range(vt[V_LEAP_N + ty]):
-                t = s + vt[V_LEAP + ty * 16 + k]
-                q = board[nowrap(t)]
-                if q != OFF:
-                    if q == EMPTY or (q & 0x30) != own:
-                        cnt += 1
-                        if look:
-                            if board[nowrap(t + edef - 1)] == epw or board[nowrap(t + edef + 1)] == epw:
-                                unsafe += 1
-                            elif (ws[nowrap(WS_CHK + t)] & cm) != 0:
-                                chk += 1
-                        qt = q & 15
-                        if q != EMPTY and attacker and qt != KING and qt != PAWN and not (passive and qt == KNIGHT):
-                            if ev[EV_SEE + qt] > myval:
-                                fi = F_LTHREAT + qt
-                                mg += sign * ev[EV_WMG + fi]
-                                eg += sign * ev[EV_WEG + fi]
-                                if trace:
-                                    f[fi] += sign
-                            if board[nowrap(t + edef - 1)] != epw and board[nowrap(t + edef + 1)] != epw:
-                                weak += 1
-                    if near:
-                        zone += _in_zone(t, zbase)
-            for k in range(vt[V_SLIDE_N + ty]):
-                off = vt[V_SLIDE + ty * 8 + k]
-                t = s + off
-                while board[nowrap(t)] == EMPTY:
-                    cnt += 1
-                    if look:
-                        if board[nowrap(t + edef - 1)] == epw or board[nowrap(t + edef + 1)] == epw:
-                            unsafe += 1
-                        elif (ws[nowrap(WS_CHK + t)] & cm) != 0:
-                            chk += 1
-                    t += off
-                q = board[nowrap(t)]
-                if q != OFF and (q & 0x30) != own:
-                    cnt += 1
-                    if look:
-                        if board[nowrap(t + edef - 1)] == epw or board[nowrap(t + edef + 1)] == epw:
-                            unsafe += 1
-                        elif (ws[nowrap(WS_CHK + t)] & cm) != 0:
-                            chk += 1
-                    qt = q & 15
-                    if qt != KING and qt != PAWN and not (passive and qt == KNIGHT):
-                        if ev[EV_SEE + qt] > myval:
-                            fi = F_LTHREAT + qt
-                            mg += sign * ev[EV_WMG + fi]
-                            eg += sign * ev[EV_WEG + fi]
-                            if trace:
-                                f[fi] += sign
-                        if board[nowrap(t + edef - 1)] != epw and board[nowrap(t + edef + 1)] != epw:
-                            weak += 1
-            if near and vt[V_SLIDE_N + ty] != 0:
-                zone += _slider_zone(board, vt, s, ty, zbase)
-            fi = F_MOB + ty
-            mg += sign * cnt * ev[EV_WMG + fi]
-            eg += sign * cnt * ev[EV_WEG + fi]
-            low = MOB_LOW - cnt
-            if low > 0:
-                fi = F_MOBLOW + ty
-                mg += sign * low * ev[EV_WMG + fi]
-                eg += sign * low * ev[EV_WEG + fi]
-                if trace:
-                    f[fi] += sign * low
-            fi = F_KZONE + ty
-            mg += sign * zone * ev[EV_WMG + fi]
-            eg += sign * zone * ev[EV_WEG + fi]
-            mg += sign * (weak * ev[EV_WMG + F_WEAK_ATT] + unsafe * ev[EV_WMG + F_MOB_PAWN])
-            eg += sign * (weak * ev[EV_WEG + F_WEAK_ATT] + unsafe * ev[EV_WEG + F_MOB_PAWN])
-            if chk != 0:
-                fi = F_CHECK + ty
-                mg += sign * chk * ev[EV_WMG + fi]
-                eg += sign * chk * ev[EV_WEG + fi]
-                if trace:
-                    f[fi] += sign * chk
-                if col == 0:
-                    kdq0 += ev[EV_KDC + ty]
-                else:
-                    kdq1 += ev[EV_KDC + ty]
-            if zone != 0:
-                if col == 0:
-                    katt0 += 1
-                    kzone0 += zone
-                    kdq0 += ev[EV_KDW + ty] + KD_ZONE * zone
-                else:
-                    katt1 += 1
-                    kzone1 += zone
-                    kdq1 += ev[EV_KDW + ty] + KD_ZONE * zone
-            if trace:
-                f[F_MOB_PAWN] += sign * unsafe
-                f[F_MOB + ty] += sign * cnt
-                f[F_KZONE + ty] += sign * zone
-                f[F_WEAK_ATT] += sign * weak
-            if relay and ty == KNIGHT:
-                # relay potential: empty squares this knight can step to from which it would relay a friend
-                reach = 0
-                for o in KNIGHT_OFFSETS:
-                    t = s + o
-                    if board[nowrap(t)] != EMPTY:
+            for o2 in KNIGHT_OFFSETS:
+                q = board[nowrap(t + o2)]
+                if q != EMPTY and q != OFF and (q & 0x30) == own and vt[V_RELAYABLE + (q & 15)] != 0:
+                    reach += 1
+                    break
+        mg += sign * reach * ev[EV_WMG + F_REACH]
+        eg += sign * reach * ev[EV_WEG + F_REACH]
+        if trace:
+            f[F_REACH] += sign * reach
+    if vt[V_RELAYABLE + ty] != 0:
+        kn = KNIGHT | own
+        for o in KNIGHT_OFFSETS:
+            if board[nowrap(s + o)] == kn:
+                mg += sign * ev[EV_WMG + F_RELAY]
+                eg += sign * ev[EV_WEG + F_RELAY]
+                rz = 0
+                rm = 0
+                for o2 in KNIGHT_OFFSETS:
+                    q = board[nowrap(s + o2)]
+                    if q == OFF:
                         continue
-                    for o2 in KNIGHT_OFFSETS:
-                        q = board[nowrap(t + o2)]
-                        if q != EMPTY and q != OFF and (q & 0x30) == own and vt[V_RELAYABLE + (q & 15)] != 0:
-                            reach += 1
-                            break
-                mg += sign * reach * ev[EV_WMG + F_REACH]
-                eg += sign * reach * ev[EV_WEG + F_REACH]
+                    if q == EMPTY or (q & 0x30) != own:
+                        rm += 1
+                    rz += _in_zone(s + o2, zbase)
+                mg += sign * (rz * ev[EV_WMG + F_RELAY_KZONE] + rm * ev[EV_WMG + F_RELAY_MOB])
+                eg += sign * (rz * ev[EV_WEG + F_RELAY_KZONE] + rm * ev[EV_WEG + F_RELAY_MOB])
                 if trace:
-                    f[F_REACH] += sign * reach
-            if relay and vt[V_RELAYABLE + ty] != 0:
-                kn = KNIGHT | own
-                for o in KNIGHT_OFFSETS:
-                    if board[nowrap(s + o)] == kn:
-                        mg += sign * ev[EV_WMG + F_RELAY]
-                        eg += sign * ev[EV_WEG + F_RELAY]
-                        rz = 0
-                        rm = 0
-                        for o2 in KNIGHT_OFFSETS:
-                            q = board[nowrap(s + o2)]
-                            if q == OFF:
-                                continue
-                            if q == EMPTY or (q & 0x30) != own:
-                                rm += 1
-                            rz += _in_zone(s + o2, zbase)
-                        mg += sign * (rz * ev[EV_WMG + F_RELAY_KZONE] + rm * ev[EV_WMG + F_RELAY_MOB])
-                        eg += sign * (rz * ev[EV_WEG + F_RELAY_KZONE] + rm * ev[EV_WEG + F_RELAY_MOB])
-                        if trace:
-                            f[F_RELAY] += sign
-                            f[F_RELAY_KZONE] += sign * rz
-                            f[F_RELAY_MOB] += sign * rm
-                        break
-    for i in range(nmark):      # clear the marks: every cell from WS_CHK to WS_LIST is zero again
-        ws[nowrap(WS_CHK + ws[nowrap(WS_LIST + i)])] = 0
-    # king danger: attackers times attacked zone squares, per side
+                    f[F_RELAY] += sign
+                    f[F_RELAY_KZONE] += sign * rz
+                    f[F_RELAY_MOB] += sign * rm
+                break
+    return mg, eg
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _piece_terms(board, vt, ev, ws, f, trace, s, p, ek, chk_on, mob_area, relay, passive):
+    """The mobility, threat and king-attack terms of the piece ``p`` (not a pawn or a king) on
+    ``s``, the enemy king on ``ek`` (0: none): attacked by an enemy pawn (``F_PTHREAT``,
+    Stockfish 11's ``ThreatByPawn``), mobility (``F_MOB``, with the hinge ``F_MOBLOW`` below
+    ``MOB_LOW`` squares and the pawn-attacked squares ``F_MOB_PAWN``, Stockfish's mobility
+    area), king-zone attacks (``F_KZONE``), attacks on undefended pieces (``F_WEAK_ATT``),
+    safe checks (``F_CHECK``, Stockfish 11's ``SafeCheck``; ``chk_on``: the check squares are
+    marked in ``ws``, ``int32[WS_SIZE]``) and knightrelay's terms (:func:`_relay_terms`).
+    ``mob_area``: the pawn-attacked squares are looked up; ``relay``/``passive``: the variant
+    relays pieces / its knights capture nothing (knightrelay's ``VF_RELAY``,
+    ``VF_KNIGHT_PASSIVE``). Returns ``(mg, eg, zone, kdq)``: the sums (White's point of view),
+    the king-zone squares attacked and the piece's share of its side's quadratic king danger
+    (Stockfish 11's ``kingDanger``: ``KDC`` per type with a safe check, ``KDW`` per type plus
+    ``KD_ZONE`` per zone square when it attacks the zone); with ``trace``, adds the features
+    to ``f`` (``int32[NF]``)."""
+    mg = 0
+    eg = 0
+    kdq = 0
+    ty = p & 15
+    col = p >> 4
+    sign = 1 - 2 * col
+    # attacked by an enemy pawn (from one rank ahead of it, on the adjacent files)
+    if not (passive and ty == KNIGHT):
+        ep = PAWN | ((1 - col) << 4)
+        pf = s + STRIDE if col == 0 else s - STRIDE
+        if board[nowrap(pf - 1)] == ep or board[nowrap(pf + 1)] == ep:
+            fi = F_PTHREAT + ty
+            mg -= sign * ev[EV_WMG + fi]
+            eg -= sign * ev[EV_WEG + fi]
+            if trace:
+                f[fi] -= sign
+    zbase = ek - STRIDE - 1 if ek != 0 else -1000   # king-zone origin (-1000: no king)
+    # king-zone attacks are counted for pieces within 3 files and ranks of the enemy king
+    # only (a leap of at most 2 squares reaches the zone only from there; a slider further
+    # away is rare enough to ignore, and scanning every ray costs ~20% of the evaluation)
+    # (knightrelay: knights attack nothing)
+    near = (ek != 0 and abs(vt[nowrap(V_FILE + ek)] - vt[nowrap(V_FILE + s)]) <= 3
+            and abs(vt[nowrap(V_RANK + ek)] - vt[nowrap(V_RANK + s)]) <= 3
+            and not (passive and ty == KNIGHT))
+    cm = 0          # the check-square bits that apply to this type and the enemy king
+    if chk_on and not (passive and ty == KNIGHT):
+        cm = ev[EV_CHKM + ty] << (3 * (1 - col))   # (per type, from the table: no leap scan)
+    look = mob_area or cm != 0   # pawn-attacked squares and check squares are looked up
+    amg, aeg, cnt, unsafe, chk, weak, zone = _piece_attacks(board, vt, ev, ws, f, trace, s, ty, col, sign, cm, look,
+                                                            near, zbase, passive)
+    mg += amg
+    eg += aeg
+    fi = F_MOB + ty
+    mg += sign * cnt * ev[EV_WMG + fi]
+    eg += sign * cnt * ev[EV_WEG + fi]
+    low = MOB_LOW - cnt
+    if low > 0:
+        fi = F_MOBLOW + ty
+        mg += sign * low * ev[EV_WMG + fi]
+        eg += sign * low * ev[EV_WEG + fi]
+        if trace:
+            f[fi] += sign * low
+    fi = F_KZONE + ty
+    mg += sign * zone * ev[EV_WMG + fi]
+    eg += sign * zone * ev[EV_WEG + fi]
+    mg += sign * (weak * ev[EV_WMG + F_WEAK_ATT] + unsafe * ev[EV_WMG + F_MOB_PAWN])
+    eg += sign * (weak * ev[EV_WEG + F_WEAK_ATT] + unsafe * ev[EV_WEG + F_MOB_PAWN])
+    if chk != 0:
+        fi = F_CHECK + ty
+        mg += sign * chk * ev[EV_WMG + fi]
+        eg += sign * chk * ev[EV_WEG + fi]
+        if trace:
+            f[fi] += sign * chk
+        kdq += ev[EV_KDC + ty]
+    if zone != 0:
+        kdq += ev[EV_KDW + ty] + KD_ZONE * zone
+    if trace:
+        f[F_MOB_PAWN] += sign * unsafe
+        f[F_MOB + ty] += sign * cnt
+        f[F_KZONE + ty] += sign * zone
+        f[F_WEAK_ATT] += sign * weak
+    if relay:
+        rmg, reg = _relay_terms(board, vt, ev, f, trace, s, ty, col << 4, zbase, sign)
+        mg += rmg
+        eg += reg
+    return mg, eg, zone, kdq
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _king_danger(ev, f, trace, katt0, kzone0, katt1, kzone1, kdq0, kdq1):
+    """The king-danger terms from the attack counts of pass 1 (per attacking side, 0 White, 1
+    Black): ``F_KDANGER``, the pieces attacking the enemy king zone times the zone squares they
+    attack; ``F_KD2``, Stockfish 11's quadratic ``kingDanger`` (``kdq^2 >> KD_SHIFT`` above
+    ``KD_MIN``). Returns ``(mg, eg)`` (White's point of view); with ``trace`` sets the two
+    features in ``f`` (``int32[NF]``)."""
     kd = katt0 * kzone0 - katt1 * kzone1
-    mg += kd * ev[EV_WMG + F_KDANGER]
-    eg += kd * ev[EV_WEG + F_KDANGER]
+    mg = kd * ev[EV_WMG + F_KDANGER]
+    eg = kd * ev[EV_WEG + F_KDANGER]
     if trace:
         f[F_KDANGER] = kd
     q = ((kdq0 * kdq0) >> KD_SHIFT if kdq0 > KD_MIN else 0) - ((kdq1 * kdq1) >> KD_SHIFT if kdq1 > KD_MIN else 0)
@@ -914,7 +888,22 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
     eg += q * ev[EV_WEG + F_KD2]
     if trace:
         f[F_KD2] = q
-    # pass 2: pawn structure (passed / doubled / isolated / unpromotable), from the file masks
+    return mg, eg
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _pawn_structure(st, vt, ev, ws, f, trace):
+    """Pass 2, the pawn structure from pass 1's file masks (``ws[col * 12 + file]``, a bit per
+    rank holding a pawn of that colour; ``ws``: ``int32[WS_SIZE]``): isolated (``F_ISOLATED``)
+    and doubled (``F_DOUBLED``) pawns, connected ones (``F_PHALANX``, ``F_SUPPORTED``, and
+    ``F_CONN_NEAR`` near promotion: Stockfish's ``Connected``), passed pawns by the ranks to go
+    to the promotion zone (``F_PASSED``) and pawns whose side has nothing to promote to
+    (``F_UNPROMO``, grand chess). Returns ``(mg, eg)`` (White's point of view); with
+    ``trace``, adds the features to ``f`` (``int32[NF]``)."""
+    mg = 0
+    eg = 0
+    H = vt[V_HEIGHT]
+    W = vt[L.V_WIDTH]
     pstart = vt[V_PROMO_START]
     for col in range(2):
         sign = 1 - 2 * col
@@ -1004,7 +993,17 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
                     eg += sign * ev[EV_WEG + F_UNPROMO + d]
                     if trace:
                         f[F_UNPROMO + d] += sign
-    # rooks (file sliders) on open / half-open files
+    return mg, eg
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _open_files(board, vt, ev, ws, f, trace, nfs):
+    """File sliders (rooks and the like; their squares listed by pass 1 in ``ws[26:26 + nfs]``)
+    on open files (``F_OPEN``: no pawn) or half-open ones (``F_SEMI``: no own pawn), by the
+    file masks in ``ws`` (``int32[WS_SIZE]``; Stockfish 11's ``RookOnFile``). Returns ``(mg,
+    eg)`` (White's point of view); with ``trace``, adds the features to ``f`` (``int32[NF]``)."""
+    mg = 0
+    eg = 0
     for k in range(nfs):
         s = ws[26 + k]
         p = board[nowrap(s)]
@@ -1017,7 +1016,20 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
             eg += sign * ev[EV_WEG + fi]
             if trace:
                 f[fi] += sign
-    # king shelter: own pawns on the three squares one and two ranks in front; pawnless files at the king
+    return mg, eg
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _king_shelter(board, st, vt, ev, ws, f, trace):
+    """King safety from the pawns around each king (Stockfish 11's shelter and storm, simplified):
+    own pawns on the three squares one or two ranks in front (``F_SHIELD``), pawnless files at
+    the king (``F_KING_OPEN``) and enemy pawns 1-3 ranks in front of it on its file and the
+    adjacent ones (``F_PAWN_STORM``), by the file masks in ``ws`` (``int32[WS_SIZE]``).
+    Returns ``(mg, eg)`` (White's point of view); with ``trace``, adds the features to ``f``
+    (``int32[NF]``)."""
+    mg = 0
+    eg = 0
+    W = vt[L.V_WIDTH]
     for col in range(2):
         k = st[S_KSQ + col]
         if k == 0:
@@ -1052,6 +1064,126 @@ def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
         if trace:
             f[F_SHIELD] += sign * c
             f[F_KING_OPEN] += sign * o
+    return mg, eg
+
+
+@njit(cache=True, nogil=True)
+def _eval_core(board, st, vt, ev, ws, f, trace, mg0, eg0):
+    """The evaluation, and with ``trace`` its features: the one implementation.
+
+    Without ``trace`` the material + piece-square sums are given (``mg0``, ``eg0``:
+    :func:`psq_sums`, kept incrementally by the search); with it they are added up here,
+    piece by piece, with their features.
+
+    ``ws``: ``int32[WS_SIZE]`` scratch (pawn rank bitmasks per file and colour in 0..23,
+    the phase in 24, file sliders' squares from 26, check-square marks in ``WS_CHK .. WS_LIST - 1``,
+    left all zero, the list of marked cells from ``WS_LIST``); ``f``: ``int32[NF]``, written
+    only when ``trace`` (zeroed first, then white-minus-black feature counts).
+    Returns the score in centipawns for the side to move; ``ws[24]`` holds the
+    clamped phase afterwards.
+
+    The term groups are helpers (numba inlines them: one compiled evaluation): pass 1 over the
+    pieces (material, phase, pawn file masks, king proximity, then :func:`_piece_terms`),
+    :func:`_king_danger`, :func:`_pawn_structure`, :func:`_open_files`, :func:`_king_shelter`,
+    bishop pair and tempo, then :func:`taper`.
+    """
+    mg = 0 if trace else mg0
+    eg = 0 if trace else eg0
+    phase = 0
+    relay = (vt[V_FLAGS] & VF_RELAY) != 0
+    passive = (vt[V_FLAGS] & VF_KNIGHT_PASSIVE) != 0
+    if trace:
+        for i in range(NF):
+            f[i] = 0
+    for i in range(26):
+        ws[i] = 0
+    nfs = 0
+    # mobility squares attacked by enemy pawns: looked up only when weighted (or traced)
+    mob_area = trace or ev[EV_WMG + F_MOB_PAWN] != 0 or ev[EV_WEG + F_MOB_PAWN] != 0
+    # king danger per attacking side: pieces attacking the enemy king zone, zone squares attacked
+    katt0 = 0
+    katt1 = 0
+    kdq0 = 0      # quadratic king danger (F_KD2), by the attacking side
+    kdq1 = 0
+    kzone0 = 0
+    kzone1 = 0
+    # check squares around both kings, marked only when weighted (or traced)
+    chk_on = trace or ev[EV_W + W_CHK_ON] != 0
+    nmark = 0
+    if chk_on:
+        for c in range(2):
+            if st[S_KSQ + c] != 0:
+                nmark = _mark_checks(board, ws, st[S_KSQ + c], 3 * c, nmark)
+    # pass 1: material + PST, king proximity, mobility and king-zone attacks, pawn file masks, relay;
+    # over the pieces: the set bits of the four occupancy words (S_OCC), white's then black's
+    for wi in range(4):
+        x = st[S_OCC + wi]
+        while x != 0:
+            s = vt[V_SQUARES + 64 * (wi & 1) + trailing_zeros(x)]
+            x &= x - 1
+            p = board[nowrap(s)]
+            ty = p & 15
+            col = p >> 4
+            sign = 1 - 2 * col
+            if trace:
+                mg += sign * ev[nowrap(EV_PST_MG + p * NSQ + s)]
+                eg += sign * ev[nowrap(EV_PST_EG + p * NSQ + s)]
+                base = EV_PB + (p * NSQ + s) * (PB_K * 2)
+                for k in range(PB_K):
+                    fi = ev[nowrap(base + 2 * k)]
+                    if fi >= 0:
+                        f[fi] += sign * ev[nowrap(base + 2 * k + 1)]
+            phase += ev[EV_PHASE + ty]
+            if ty == PAWN:
+                ws[nowrap(col * 12 + vt[nowrap(V_FILE + s)])] |= 1 << vt[nowrap(V_RANK + s)]
+                continue
+            if (vt[L.V_SLIDEMASK + ty] & 12) != 0 and nfs < 38:   # slides along files: open-file terms below
+                ws[nowrap(26 + nfs)] = s
+                nfs += 1
+            ek = st[nowrap(S_KSQ + 1 - col)]
+            if ek != 0 and ty != KING:
+                df = vt[nowrap(V_FILE + s)] - vt[nowrap(V_FILE + ek)]
+                dr = vt[nowrap(V_RANK + s)] - vt[nowrap(V_RANK + ek)]
+                if -2 <= df <= 2 and -2 <= dr <= 2:
+                    fi = F_KATT + ty
+                    mg += sign * ev[EV_WMG + fi]
+                    eg += sign * ev[EV_WEG + fi]
+                    if trace:
+                        f[fi] += sign
+            if ty == KING:
+                continue
+            pmg, peg, zone, kdq = _piece_terms(board, vt, ev, ws, f, trace, s, p, ek, chk_on, mob_area, relay,
+                                             passive)
+            mg += pmg
+            eg += peg
+            if col == 0:
+                kdq0 += kdq
+                if zone != 0:
+                    katt0 += 1
+                    kzone0 += zone
+            else:
+                kdq1 += kdq
+                if zone != 0:
+                    katt1 += 1
+                    kzone1 += zone
+    for i in range(nmark):      # clear the marks: every cell from WS_CHK to WS_LIST is zero again
+        ws[nowrap(WS_CHK + ws[nowrap(WS_LIST + i)])] = 0
+    # king danger: attackers times attacked zone squares, and the quadratic one, per side
+    dmg, deg = _king_danger(ev, f, trace, katt0, kzone0, katt1, kzone1, kdq0, kdq1)
+    mg += dmg
+    eg += deg
+    # pass 2: pawn structure (passed / doubled / isolated / connected / unpromotable), from the file masks
+    dmg, deg = _pawn_structure(st, vt, ev, ws, f, trace)
+    mg += dmg
+    eg += deg
+    # rooks (file sliders) on open / half-open files
+    dmg, deg = _open_files(board, vt, ev, ws, f, trace, nfs)
+    mg += dmg
+    eg += deg
+    # king shelter: own pawns in front of the king, pawnless files at it, enemy pawn storm
+    dmg, deg = _king_shelter(board, st, vt, ev, ws, f, trace)
+    mg += dmg
+    eg += deg
     # bishop pair
     bp = (1 if st[S_COUNT + BISHOP] >= 2 else 0) - (1 if st[S_COUNT + (BISHOP | 16)] >= 2 else 0)
     mg += bp * ev[EV_WMG + F_BISHOP_PAIR]

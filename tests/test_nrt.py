@@ -127,13 +127,16 @@ def _wraparounds(body):
 # the move picker's kernels that numba inlines into search() (inline='always'), checked alone
 HOT_KERNELS = [("engine.rules.movegen", ("is_attacked", "gen_pseudo", "gen_square", "gen_legal_checked",
                                          "_gen_castling", "make_move", "unmake_move", "_ep_capture_legal",
-                                         "_legal_slow", "pinned_pieces", "is_legal_move", "insufficient_material")),
+                                         "_legal_slow", "pinned_pieces", "is_legal_move", "insufficient_material",
+                                         "filter_legal", "legal")),
                ("engine.rules.see", ("least_attacker", "see_ge")),
                ("engine.rules.checks", ("gives_check", "_gives_check_lines")),
                ("search.eval", ("_eval_core", "psq_delta", "_mark_checks", "_slider_zone")),
                ("search.tt", ("tt_probe", "tt_store")),
                ("search.core", ("_make", "_static_eval")),
-               ("search.movepick", ("picker_init", "next_move", "_generate", "_score_moves", "_pick")),
+               ("search.movepick", ("picker_init", "next_move", "_next_stage", "_init_stage", "_next_good_capture",
+                                    "_next_refutation", "_partial_sort", "_capture_score", "_score_moves", "_pick",
+                                    "_pick_stable", "next_qmove")),
                ("search.nnue", ("_apply", "acc_refresh", "nnue_evaluate", "move_changes", "acc_copy"))]
 
 
@@ -142,7 +145,7 @@ def _argument_types():
     from numba import typeof, types
     from engine.rules.layout import NSQ, NTYPES
     from engine.rules.position import Position
-    from search.eval import EV_SEE, NF, WS_SIZE, build_eval
+    from search.eval import NF, WS_SIZE, build_eval
     from search.core import ss_alloc
     from search.tt import tt_alloc
     from search.nnue import FloatNet, quantize, acc_alloc
@@ -150,13 +153,13 @@ def _argument_types():
     net = quantize(FloatNet.random("grand", 8))
     ev = build_eval("grand")
     arrays = dict(board=pos.board, st=pos.st, stack=pos.stack, hist=pos.hist, vt=pos.vt, zob=pos.zob, ev=ev,
-                  vals=ev[EV_SEE:EV_SEE + NTYPES], ws=np.zeros(WS_SIZE, np.int32), f=np.zeros(NF, np.int32),
+                  ws=np.zeros(WS_SIZE, np.int32), f=np.zeros(NF, np.int32),
                   scratch=np.zeros(64, np.int32), moves=np.zeros(512, np.int32), scores=np.zeros(512, np.int32),
                   tt=tt_alloc(1), hist_h=np.zeros((32, NSQ), np.int32), cont=np.zeros((16, 16), np.int16),
                   capt=np.zeros((16, 16), np.int16), counter=np.zeros(16, np.int32), info=np.zeros(512, np.int64),
                   ss=ss_alloc(), net=net, acc=acc_alloc(net, 2))
     t = {name: typeof(a) for name, a in arrays.items()}
-    t.update(check=types.boolean, trace=types.literal(False))   # the search's evaluation: no trace
+    t.update(check=types.boolean, skip_quiets=types.boolean, trace=types.literal(False))   # the search's evaluation: no trace
     return t
 
 

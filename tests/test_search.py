@@ -367,12 +367,11 @@ def test_tt_eval_slot_reset_when_slot_changes_hands():
 ])
 def test_losing_capture_sign(variant, fen, uci, losing):
     from search.movepick import _losing_capture
-    from search.eval import build_eval, WS_SIZE
+    from search.eval import WS_SIZE
     pos = Position.from_fen(fen, variant)
     m = pos.parse_uci(uci)
-    ev = build_eval(pos.variant.name)
     ws = np.zeros(WS_SIZE, dtype=np.int32)
-    assert _losing_capture(pos.board, pos.st, pos.vt, ev, ws, np.int64(m)) == losing
+    assert _losing_capture(pos.board, pos.st, pos.vt, ws, np.int64(m)) == losing
 
 
 def test_info_time_after_ponderhit_counts_the_whole_search():
@@ -460,7 +459,7 @@ def test_one_move_overhead_default():
 
 def test_quiet_ordering_uses_counter_move_and_continuation_history():
     """Quiet moves are ordered killers, then the counter move of the opponent's last move,
-    then by main + continuation history (one and two plies back)."""
+    then by main + continuation history (one, two, four and six plies back)."""
     from search import movepick as P
     from search.eval import build_eval, WS_SIZE
     pos = Position.from_fen(None, "grand")
@@ -480,8 +479,8 @@ def test_quiet_ordering_uses_counter_move_and_continuation_history():
     idx = P._cmh_index(pc, (liked >> L.MOVE_TO_SHIFT) & L.SQ_MASK)
     cont[c2, idx] = 1000                               # our previous move made `liked` good
     capt = np.zeros((P.CMH_SIZE, 16), dtype=np.int16)
-    P._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, k1, 0, hist_h, cont,
-                   np.int64(c1), np.int64(c2), cm, capt)
+    P._score_moves(pos.board, pos.st, pos.vt, ws, moves, scores, 0, n, 0, k1, 0, hist_h, cont,
+                   np.int64(c1), np.int64(c2), np.int64(-1), np.int64(-1), cm, capt)
     sc = {int(moves[i]): int(scores[i]) for i in range(n)}
     assert sc[k1] == P.ORD_KILLER1 and sc[cm] == P.ORD_COUNTER
     assert sc[liked] == P.CONT_SCALE * 1000
@@ -489,9 +488,59 @@ def test_quiet_ordering_uses_counter_move_and_continuation_history():
                                                    (m >> L.MOVE_TO_SHIFT) & L.SQ_MASK) != idx]
     assert sc[k1] > sc[cm] > sc[liked] > max(sc[m] for m in others)   # (piece, target) pairs share a score
     # with no previous moves (root, null move: -1) continuation history counts nothing
-    P._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
-                   np.int64(-1), np.int64(-1), 0, capt)
+    P._score_moves(pos.board, pos.st, pos.vt, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
+                   np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1), 0, capt)
     assert all(int(scores[i]) == 0 for i in range(n) if int(moves[i]) in quiet)
+    # our moves four and six plies back count too (rows c4, c6), each like the others
+    cont[c2, idx] = 0
+    cont[11, idx] = 300
+    cont[13, idx] = 200
+    P._score_moves(pos.board, pos.st, pos.vt, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
+                   np.int64(c1), np.int64(c2), np.int64(11), np.int64(13), 0, capt)
+    sc = {int(moves[i]): int(scores[i]) for i in range(n)}
+    assert sc[liked] == P.CONT_SCALE * 500
+    # the quiet band, at its extremes (every row and the main history at their bounds), stays
+    # below the counter move and above the losing captures
+    top = P.HIST_MAX + 4 * P.CONT_SCALE * P.CONT_MAX
+    assert top < P.ORD_COUNTER and -top > P.ORD_BAD + (1 << 16)
+
+
+def test_cutoff_updates_continuation_history_four_and_six_plies_back():
+    """A quiet cutoff rewards the move in the continuation-history rows of the moves one, two,
+    four and six plies up (Stockfish 12's update_continuation_histories) and punishes the quiet
+    moves searched before it in the same four rows."""
+    from search import core as C
+    from search import movepick as P
+    from search.params import defaults, search_arrays
+    pos = Position.from_fen(None, "grand")
+    legal = pos.legal_moves()
+    quiet = [m for m in legal if pos.board[(m >> L.MOVE_TO_SHIFT) & L.SQ_MASK] == 0]
+
+    def cidx(m):
+        return P._cmh_index(int(pos.board[m & L.SQ_MASK]), (m >> L.MOVE_TO_SHIFT) & L.SQ_MASK)
+
+    m = quiet[0]
+    bad = next(q for q in quiet[1:] if cidx(q) != cidx(m))
+    ss = C.ss_alloc()
+    ply = 6
+    rows = {1: 21, 2: 22, 3: 23, 4: 24, 5: 25, 6: 26}
+    for back, r in rows.items():
+        ss[ply - back]["cmh"] = r
+    hist_h = np.zeros((32, L.NSQ), dtype=np.int32)
+    cont = np.zeros((P.CMH_SIZE, P.CMH_SIZE), dtype=np.int16)
+    counter = np.zeros(P.CMH_SIZE, dtype=np.int32)
+    capt = np.zeros((P.CMH_SIZE, 16), dtype=np.int16)
+    tried = np.zeros((C.SS_SIZE, C.TRIED_SIZE), dtype=np.int32)
+    tried[ply, 0] = bad                                # a quiet move searched before the cutoff
+    C._update_on_cutoff(pos.board, ss, hist_h, cont, counter, capt, tried, np.int64(ply), np.int64(1),
+                        np.int64(0), np.int64(m), False, np.int64(4), np.int64(21), np.int64(22),
+                        search_arrays(defaults()))
+    got = {back: int(cont[r, cidx(m)]) for back, r in rows.items()}
+    assert got[1] > 0 and got[1] == got[2] == got[4] == got[6]
+    assert got[3] == 0 and got[5] == 0
+    got = {back: int(cont[r, cidx(bad)]) for back, r in rows.items()}
+    assert got[1] < 0 and got[1] == got[2] == got[4] == got[6]
+    assert got[3] == 0 and got[5] == 0
 
 
 def test_cutoffs_fill_counter_moves_and_continuation_history():
@@ -508,9 +557,8 @@ def test_capture_history_orders_captures_of_equal_value():
     """Two equal captures (a knight takes either of two loose pawns) are ordered by the capture
     history, in the main search and in quiescence; every good capture stays above the killers."""
     from search import movepick as P
-    from search.eval import build_eval, WS_SIZE
+    from search.eval import WS_SIZE
     pos = Position.from_fen("4k3/8/8/2p1p3/8/3N4/8/4K3 w - - 0 1", "chess")
-    ev = build_eval("chess")
     ws = np.zeros(WS_SIZE, dtype=np.int32)
     legal = pos.legal_moves()
     n = len(legal)
@@ -527,12 +575,12 @@ def test_capture_history_orders_captures_of_equal_value():
         capt[:] = 0
         capt[P._cmh_index(int(pos.board[liked & L.SQ_MASK]), to), L.PAWN] = sign * 4000
         moves[:n] = legal
-        P._score_moves(pos.board, pos.st, pos.vt, ev, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
-                       np.int64(-1), np.int64(-1), 0, capt)
+        P._score_moves(pos.board, pos.st, pos.vt, ws, moves, scores, 0, n, 0, 0, 0, hist_h, cont,
+                       np.int64(-1), np.int64(-1), np.int64(-1), np.int64(-1), 0, capt)
         main = {int(moves[i]): int(scores[i]) for i in range(n)}
         assert min(main[m] for m in caps) >= P.ORD_NOISY > P.ORD_KILLER1
         moves[:2] = caps
-        P._score_noisy(pos.board, ev, moves, scores, 0, 2, capt)
+        P._score_noisy(pos.board, pos.vt, moves, scores, 0, 2, capt)
         q = {int(moves[i]): int(scores[i]) for i in range(2)}
         return main, q
 

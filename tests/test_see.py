@@ -11,12 +11,13 @@ import pytest
 from engine.rules import layout as L
 from engine.rules.see import see_ge, least_attacker
 from engine.rules.position import Position
-from search.eval import build_eval, EV_SEE
+from engine.rules.tables import compile_variant
 from tests.conftest import read_epd
 
 
 def _vals(variant):
-    return np.ascontiguousarray(build_eval(variant)[EV_SEE:EV_SEE + 16])
+    """The exchange values SEE reads: the variant table's V_SEE row (Piece.see)."""
+    return np.ascontiguousarray(compile_variant(variant)[L.V_SEE:L.V_SEE + L.NTYPES])
 
 
 def _see(variant, fen, uci):
@@ -29,7 +30,7 @@ def _see(variant, fen, uci):
     lo, hi = -5000, 5000          # see_ge(lo) is True, see_ge(hi) is False
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if see_ge(pos.board, pos.st, pos.vt, np.int64(m), np.int64(mid), vals, scratch):
+        if see_ge(pos.board, pos.st, pos.vt, np.int64(m), np.int64(mid), scratch):
             lo = mid
         else:
             hi = mid
@@ -73,15 +74,15 @@ def test_least_attacker_prefers_cheapest_and_king_last():
     vals = _vals("chess")
     # white attacks d5 with pawns c4/e4, knight c3, queen d1: a pawn first
     pos = Position.from_fen("4k3/8/8/3p4/2P1P3/2N5/8/3QK3 b - - 0 1", "chess")
-    assert pos.board[least_attacker(pos.board, pos.st, pos.vt, d5, 0, vals)] & 15 == P
+    assert pos.board[least_attacker(pos.board, pos.st, pos.vt, d5, 0)] & 15 == P
     # knight and queen: the knight
     pos = Position.from_fen("4k3/8/8/3p4/8/2N5/8/3QK3 b - - 0 1", "chess")
-    assert pos.board[least_attacker(pos.board, pos.st, pos.vt, d5, 0, vals)] & 15 == N
+    assert pos.board[least_attacker(pos.board, pos.st, pos.vt, d5, 0)] & 15 == N
     # king and queen: the queen before the king, whatever their values
     pos = Position.from_fen("4k3/8/8/3p4/4K3/8/8/3Q4 b - - 0 1", "chess")
-    assert pos.board[least_attacker(pos.board, pos.st, pos.vt, d5, 0, vals)] & 15 == Q
+    assert pos.board[least_attacker(pos.board, pos.st, pos.vt, d5, 0)] & 15 == Q
     # nothing black attacks d5's neighbour squares from here: 0
-    assert least_attacker(pos.board, pos.st, pos.vt, square(0, 0), 1, vals) == 0
+    assert least_attacker(pos.board, pos.st, pos.vt, square(0, 0), 1) == 0
 
 
 def _exchange_value(pos, to, vals, depth=0):
@@ -125,8 +126,8 @@ def test_see_bounds_brute_force_on_random_captures(fname, variant):
                 pos.push(m)
                 ref = int(vals[victim & 15]) - _exchange_value(pos, to, vals)
                 pos.pop()
-                got = see_ge(pos.board, pos.st, pos.vt, np.int64(m), np.int64(ref), vals, scratch) and \
-                    not see_ge(pos.board, pos.st, pos.vt, np.int64(m), np.int64(ref + 1), vals, scratch)
+                got = see_ge(pos.board, pos.st, pos.vt, np.int64(m), np.int64(ref), scratch) and \
+                    not see_ge(pos.board, pos.st, pos.vt, np.int64(m), np.int64(ref + 1), scratch)
                 total += 1
                 agree += got
             pos.push(rng.choice(moves))

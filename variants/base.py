@@ -19,18 +19,24 @@ BISHOP_DIRS = ((1, 1), (-1, 1), (1, -1), (-1, -1))
 
 @dataclass(frozen=True)
 class Piece:
-    """One piece type: FEN letter (upper case), leaper and slider vectors, value.
+    """One piece type: FEN letter (upper case), leaper and slider vectors, values.
 
     ``letter`` fixes the internal type id (P N B R Q K C A -> 1..8, see
     :mod:`engine.rules.layout`). ``leaps`` are single jumps, ``slides`` are ray
     directions. Pawns are special-cased by the generator (``leaps``/``slides``
-    empty). ``value`` is in centipawns (middlegame, endgame).
+    empty). ``value`` is in centipawns (middlegame, endgame): the evaluation's
+    starting material weights (a tuned weights file replaces them). ``see`` is the
+    fixed exchange value in centipawns that the search orders and prunes by (static
+    exchange evaluation, MVV-LVA): it never comes from the tuned evaluation, so a
+    refit of the weights cannot change the move order; the king's is 0 (it never
+    leaves an exchange, and as a capturer it ranks as the least valuable).
     """
     letter: str
     name: str
     leaps: tuple = ()
     slides: tuple = ()
     value: tuple = (0, 0)
+    see: int = 0
 
 
 @dataclass(frozen=True)
@@ -47,14 +53,16 @@ class NoMate:
     one_colour: str = ""
 
 
-PAWN = Piece("P", "pawn", value=(100, 120))
-KNIGHT_P = Piece("N", "knight", leaps=KNIGHT, value=(320, 300))
-BISHOP = Piece("B", "bishop", slides=BISHOP_DIRS, value=(330, 340))
-ROOK = Piece("R", "rook", slides=ROOK_DIRS, value=(500, 540))
-QUEEN = Piece("Q", "queen", slides=ROOK_DIRS + BISHOP_DIRS, value=(950, 1000))
-KING = Piece("K", "king", leaps=KING_STEPS, value=(0, 0))
-MARSHAL = Piece("C", "marshal", leaps=KNIGHT, slides=ROOK_DIRS, value=(850, 900))
-CARDINAL = Piece("A", "cardinal", leaps=KNIGHT, slides=BISHOP_DIRS, value=(800, 820))
+# Exchange values (``see``): the classical 1/3.2/3.3/5/9.5 scale with a 100 cp pawn; the marshal
+# and the cardinal at Fairy-Stockfish's chancellor/archbishop to queen ratios (about 0.92 and 0.87).
+PAWN = Piece("P", "pawn", value=(100, 120), see=100)
+KNIGHT_P = Piece("N", "knight", leaps=KNIGHT, value=(320, 300), see=320)
+BISHOP = Piece("B", "bishop", slides=BISHOP_DIRS, value=(330, 340), see=330)
+ROOK = Piece("R", "rook", slides=ROOK_DIRS, value=(500, 540), see=500)
+QUEEN = Piece("Q", "queen", slides=ROOK_DIRS + BISHOP_DIRS, value=(950, 1000), see=950)
+KING = Piece("K", "king", leaps=KING_STEPS, value=(0, 0), see=0)
+MARSHAL = Piece("C", "marshal", leaps=KNIGHT, slides=ROOK_DIRS, value=(850, 900), see=875)
+CARDINAL = Piece("A", "cardinal", leaps=KNIGHT, slides=BISHOP_DIRS, value=(800, 820), see=825)
 
 
 @dataclass(frozen=True)

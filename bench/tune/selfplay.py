@@ -145,14 +145,12 @@ def play_random_plies(pos, n: int, rng: random.Random) -> list[str]:
 
 class WinningCapture:
     """``pos`` -> True if the side to move has a capture that wins material by static exchange
-    evaluation (:func:`engine.rules.see.see_ge` at least 1 cp, with the evaluation's piece values)."""
+    evaluation (:func:`engine.rules.see.see_ge` at least 1 cp, with the variant's fixed exchange
+    values, the search's)."""
 
     def __init__(self, variant: str):
         import numpy as np
-        from engine.rules.layout import NTYPES
         from engine.rules.see import SEE_MAX_LIFT
-        from search.eval import EV_SEE, build_eval
-        self.vals = build_eval(variant)[EV_SEE:EV_SEE + NTYPES]
         self.scratch = np.zeros(2 * SEE_MAX_LIFT, dtype=np.int32)
 
     def __call__(self, pos) -> bool:
@@ -161,7 +159,7 @@ class WinningCapture:
         from engine.rules.see import see_ge
         for m in pos.legal_moves():
             if int(pos.board[L.move_to(m)]) != L.EMPTY and see_ge(pos.board, pos.st, pos.vt, m, np.int64(1),
-                                                                  self.vals, self.scratch):
+                                                                  self.scratch):
                 return True
         return False
 

@@ -128,10 +128,12 @@ MAX_NOMATE = 4      # insufficient-material sets per variant
  V_NOMATE,        # V_NOMATE + e*NTYPES + type: most pieces of that type (both sides) in set e
  V_NOMATE_COLOUR,  # V_NOMATE_COLOUR + e: bit t set if the type-t pieces must stand on one square colour
  V_SQIDX,         # V_SQIDX + sq: index of sq in V_SQUARES (its bit in S_OCC; -1 off-board)
+ V_SEE,           # V_SEE + type: the type's fixed exchange value in centipawns (Piece.see; king 0):
+                  #   static exchange evaluation and capture ordering, never the tuned evaluation
  V_SIZE) = field_offsets(1, 1, 1, 1, 1, 1, 8, NTYPES, NTYPES, NTYPES, NTYPES * 16, NTYPES * 8,
                     1, 100, NSQ, NSQ, NSQ, NTYPES, NTYPES,
                     2, 4, 4, 4, 4, 4 * CASTLE_MAXSQ, 4, 4 * CASTLE_MAXSQ,
-                    1, MAX_NOMATE * NTYPES, MAX_NOMATE, NSQ)
+                    1, MAX_NOMATE * NTYPES, MAX_NOMATE, NSQ, NTYPES)
 
 VF_CASTLING = 1
 VF_EP = 2

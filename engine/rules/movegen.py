@@ -35,7 +35,9 @@ ZOB_CASTLE = 33
 ZOB_SIDE = 34
 
 GEN_ALL = 0
-GEN_NOISY = 1            # captures and promotions only (quiescence)
+GEN_NOISY = 1            # captures (e.p. included) and promotions only (quiescence, the picker's captures)
+GEN_QUIET = 2            # the rest: neither a capture nor a promotion (castling, a pawn staying a pawn
+                         # on grand's optional promotion ranks); GEN_NOISY + GEN_QUIET = GEN_ALL
 
 
 def zobrist_table(seed: int = 0x5EED_CA4D) -> np.ndarray:
@@ -128,15 +130,16 @@ def _add_pawn(moves, n, st, vt, frm, to, rel, us, capture, mode):
     """Append a pawn move to relative rank ``rel``, expanding promotions."""
     last = vt[V_HEIGHT] - 1
     if rel >= vt[V_PROMO_START]:
-        cb = us << 4
-        for i in range(vt[V_NPROMO]):
-            ty = vt[V_PROMO + i]
-            if st[nowrap(S_COUNT + (ty | cb))] < vt[nowrap(V_PROMO_MAX + ty)]:
-                moves[nowrap(n)] = frm | (to << MOVE_TO_SHIFT) | (ty << MOVE_PROMO_SHIFT)
-                n += 1
+        if mode != GEN_QUIET:
+            cb = us << 4
+            for i in range(vt[V_NPROMO]):
+                ty = vt[V_PROMO + i]
+                if st[nowrap(S_COUNT + (ty | cb))] < vt[nowrap(V_PROMO_MAX + ty)]:
+                    moves[nowrap(n)] = frm | (to << MOVE_TO_SHIFT) | (ty << MOVE_PROMO_SHIFT)
+                    n += 1
         if rel == last:
             return n
-    if mode == GEN_ALL or capture:
+    if mode == GEN_ALL or (capture if mode == GEN_NOISY else not capture):
         moves[nowrap(n)] = frm | (to << MOVE_TO_SHIFT)
         n += 1
     return n
@@ -146,7 +149,7 @@ def _add_pawn(moves, n, st, vt, frm, to, rel, us, capture, mode):
 def gen_pseudo(board, st, vt, moves, n0, mode):
     """Pseudo-legal moves of the side to move into ``moves[n0:]``; returns the new end.
 
-    ``mode`` GEN_ALL or GEN_NOISY (captures, promotions). Castling is
+    ``mode`` GEN_ALL, GEN_NOISY (captures, promotions) or GEN_QUIET (the rest). Castling is
     generated only when the king is not in check and does not pass an attacked
     square (the destination is left to the legality test). The loop body is
     :func:`gen_square` written out: called per piece it made perft 3x slower.
@@ -179,7 +182,7 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
                 to = s + fwd
                 if board[nowrap(to)] == EMPTY:
                     n = _add_pawn(moves, n, st, vt, s, to, rel + 1, us, False, mode)
-                    if rel == vt[V_DOUBLE_RANK] and mode == GEN_ALL and board[nowrap(to + fwd)] == EMPTY:
+                    if rel == vt[V_DOUBLE_RANK] and mode != GEN_NOISY and board[nowrap(to + fwd)] == EMPTY:
                         moves[nowrap(n)] = s | ((to + fwd) << MOVE_TO_SHIFT) | (F_DOUBLE << MOVE_FLAGS_SHIFT)
                         n += 1
                 for dx in (-1, 1):
@@ -187,7 +190,7 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
                     q = board[nowrap(t)]
                     if q != EMPTY and q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
                         n = _add_pawn(moves, n, st, vt, s, t, rel + 1, us, True, mode)
-                    elif t == ep and ep != 0:
+                    elif t == ep and ep != 0 and mode != GEN_QUIET:
                         moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT) | (F_EP << MOVE_FLAGS_SHIFT)
                         n += 1
             else:
@@ -196,10 +199,10 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
                     t = s + vt[base + j]
                     q = board[nowrap(t)]
                     if q == EMPTY:
-                        if mode == GEN_ALL:
+                        if mode != GEN_NOISY:
                             moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                             n += 1
-                    elif q != OFF and (q & 0x30) == ce:
+                    elif q != OFF and (q & 0x30) == ce and mode != GEN_QUIET:
                         if passive and (ty == KNIGHT or q == eknight):
                             continue
                         moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
@@ -209,15 +212,15 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
                     off = vt[base + j]
                     t = s + off
                     while board[nowrap(t)] == EMPTY:
-                        if mode == GEN_ALL:
+                        if mode != GEN_NOISY:
                             moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                             n += 1
                         t += off
                     q = board[nowrap(t)]
-                    if q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
+                    if q != OFF and (q & 0x30) == ce and not (passive and q == eknight) and mode != GEN_QUIET:
                         moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                         n += 1
-                if ty == KING and (flags & VF_CASTLING) != 0 and mode == GEN_ALL:
+                if ty == KING and (flags & VF_CASTLING) != 0 and mode != GEN_NOISY:
                     n = _gen_castling(board, st, vt, moves, n, s, us)
             if relay and vt[V_RELAYABLE + ty] != 0 and defended_by_knight(board, s, knight):
                 for o in KNIGHT_OFFSETS:
@@ -230,10 +233,10 @@ def gen_pseudo(board, st, vt, moves, n0, mode):
                         if rt == 0 or rt == last:
                             continue
                     if q == EMPTY:
-                        if mode == GEN_ALL:
+                        if mode != GEN_NOISY:
                             moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                             n += 1
-                    elif (q & 0x30) == ce and q != eknight:
+                    elif (q & 0x30) == ce and q != eknight and mode != GEN_QUIET:
                         moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                         n += 1
     return n
@@ -266,7 +269,7 @@ def gen_square(board, st, vt, moves, n, s, mode):
         to = s + fwd
         if board[nowrap(to)] == EMPTY:
             n = _add_pawn(moves, n, st, vt, s, to, rel + 1, us, False, mode)
-            if rel == vt[V_DOUBLE_RANK] and mode == GEN_ALL and board[nowrap(to + fwd)] == EMPTY:
+            if rel == vt[V_DOUBLE_RANK] and mode != GEN_NOISY and board[nowrap(to + fwd)] == EMPTY:
                 moves[nowrap(n)] = s | ((to + fwd) << MOVE_TO_SHIFT) | (F_DOUBLE << MOVE_FLAGS_SHIFT)
                 n += 1
         for dx in (-1, 1):
@@ -274,7 +277,7 @@ def gen_square(board, st, vt, moves, n, s, mode):
             q = board[nowrap(t)]
             if q != EMPTY and q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
                 n = _add_pawn(moves, n, st, vt, s, t, rel + 1, us, True, mode)
-            elif t == ep and ep != 0:
+            elif t == ep and ep != 0 and mode != GEN_QUIET:
                 moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT) | (F_EP << MOVE_FLAGS_SHIFT)
                 n += 1
     else:
@@ -283,10 +286,10 @@ def gen_square(board, st, vt, moves, n, s, mode):
             t = s + vt[base + j]
             q = board[nowrap(t)]
             if q == EMPTY:
-                if mode == GEN_ALL:
+                if mode != GEN_NOISY:
                     moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                     n += 1
-            elif q != OFF and (q & 0x30) == ce:
+            elif q != OFF and (q & 0x30) == ce and mode != GEN_QUIET:
                 if passive and (ty == KNIGHT or q == eknight):
                     continue
                 moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
@@ -296,15 +299,15 @@ def gen_square(board, st, vt, moves, n, s, mode):
             off = vt[base + j]
             t = s + off
             while board[nowrap(t)] == EMPTY:
-                if mode == GEN_ALL:
+                if mode != GEN_NOISY:
                     moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                     n += 1
                 t += off
             q = board[nowrap(t)]
-            if q != OFF and (q & 0x30) == ce and not (passive and q == eknight):
+            if q != OFF and (q & 0x30) == ce and not (passive and q == eknight) and mode != GEN_QUIET:
                 moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                 n += 1
-        if ty == KING and (flags & VF_CASTLING) != 0 and mode == GEN_ALL:
+        if ty == KING and (flags & VF_CASTLING) != 0 and mode != GEN_NOISY:
             n = _gen_castling(board, st, vt, moves, n, s, us)
     if relay and vt[V_RELAYABLE + ty] != 0 and defended_by_knight(board, s, knight):
         for o in KNIGHT_OFFSETS:
@@ -317,10 +320,10 @@ def gen_square(board, st, vt, moves, n, s, mode):
                 if rt == 0 or rt == last:
                     continue
             if q == EMPTY:
-                if mode == GEN_ALL:
+                if mode != GEN_NOISY:
                     moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                     n += 1
-            elif (q & 0x30) == ce and q != eknight:
+            elif (q & 0x30) == ce and q != eknight and mode != GEN_QUIET:
                 moves[nowrap(n)] = s | (t << MOVE_TO_SHIFT)
                 n += 1
     return n
@@ -704,7 +707,13 @@ def gen_legal_checked(board, st, vt, moves, n0, mode, check):
     """:func:`gen_legal` for a caller that already knows whether the side to move is in
     check (``check``: bool, exactly ``in_check(board, st, vt)``); the search passes its own
     test instead of repeating it."""
-    n = gen_pseudo(board, st, vt, moves, n0, mode)
+    return filter_legal(board, st, vt, moves, n0, gen_pseudo(board, st, vt, moves, n0, mode), check)
+
+
+@njit(cache=True, nogil=True)
+def filter_legal(board, st, vt, moves, n0, n, check):
+    """The legal ones of the pseudo-legal moves ``moves[n0:n]`` (of the side to move, in check
+    iff ``check``), kept in order from ``n0`` on; returns their end. :func:`gen_legal`'s test."""
     us = st[S_SIDE]
     k = st[nowrap(S_KSQ + us)]
     if k == 0:
@@ -757,6 +766,18 @@ def _legal(board, st, vt, m, k, check, pins):
         if d != 0 and not _on_pin_line(board, k, LINE_OFFSETS[d - 1], (m >> MOVE_TO_SHIFT) & SQ_MASK):
             return False
     return True
+
+
+@njit(cache=True, nogil=True)
+def legal(board, st, vt, m, pins):
+    """True if the pseudo-legal move ``m`` of the side to move, which is not in check, is legal
+    (Stockfish's ``Position::legal``: tested just before the move is searched); ``pins`` is
+    :func:`pinned_pieces` of its king, computed once per node. The test of :func:`gen_legal`:
+    only king moves, e.p. captures and pinned pieces' moves can fail it."""
+    k = st[nowrap(S_KSQ + st[S_SIDE])]
+    if k == 0:
+        return True
+    return _legal(board, st, vt, m, k, False, pins)
 
 
 @njit(cache=True, nogil=True)

@@ -21,9 +21,10 @@ Simplifications (as Stockfish 11): castling, en-passant and promotion moves
 count as an even exchange (``0 >= threshold``); a pinned piece may recapture;
 grand's capture-promotions are valued as plain pawn captures.
 
-Arrays: ``board``/``st``/``vt`` as :mod:`engine.rules.movegen`; ``vals``
-``int32[NTYPES]`` the exchange value of each piece type (centipawns; the king's
-entry is ignored: it recaptures last, and only onto an unattacked square);
+Arrays: ``board``/``st``/``vt`` as :mod:`engine.rules.movegen`; the exchange
+value of each piece type is the variant table's ``V_SEE`` row (centipawns, the
+fixed ``Piece.see`` values of the variant record, not the tuned evaluation's; the
+king's entry is ignored: it recaptures last, and only onto an unattacked square);
 ``scratch`` ``int32[>= 2 * SEE_MAX_LIFT]`` for the lifted pieces (nothing is
 allocated).
 """
@@ -31,7 +32,7 @@ from .jit import njit, nowrap
 
 from .layout import (SQ_MASK, MOVE_TO_SHIFT, MOVE_PROMO_BITS, MOVE_EP_BIT, MOVE_FLAGS_SHIFT, F_CASTLE,
                      PAWN, KNIGHT, KING, NTYPES, WHITE, EMPTY, OFF, STRIDE, S_SIDE, S_COUNT,
-                     V_FLAGS, V_HEIGHT, V_RANK, V_LEAP_N, V_LEAP, V_SLIDEMASK, V_RELAYABLE,
+                     V_FLAGS, V_HEIGHT, V_SEE, V_RANK, V_LEAP_N, V_LEAP, V_SLIDEMASK, V_RELAYABLE,
                      VF_RELAY, VF_KNIGHT_PASSIVE, KNIGHT_OFFSETS, LINE_OFFSETS)
 from .movegen import defended_by_knight
 
@@ -40,7 +41,7 @@ _NONE_VALUE = 1 << 30
 
 
 @njit(cache=True, nogil=True)
-def least_attacker(board, st, vt, sq, by, vals):
+def least_attacker(board, st, vt, sq, by):
     """Square of the least valuable piece of colour ``by`` that attacks ``sq`` on the
     board as it stands (0 if none; the king only when nothing else attacks)."""
     flags = vt[V_FLAGS]
@@ -65,7 +66,7 @@ def least_attacker(board, st, vt, sq, by, vals):
             continue
         if ty == KNIGHT and (flags & VF_KNIGHT_PASSIVE) != 0:
             continue
-        if ty != KING and vals[ty] >= bv:
+        if ty != KING and vt[V_SEE + ty] >= bv:
             continue
         pc = ty | cb
         base = V_LEAP + ty * 16
@@ -76,7 +77,7 @@ def least_attacker(board, st, vt, sq, by, vals):
                     king = s
                 else:
                     best = s
-                    bv = vals[ty]
+                    bv = vt[V_SEE + ty]
                 break
     for d in range(8):
         off = LINE_OFFSETS[d]
@@ -88,9 +89,9 @@ def least_attacker(board, st, vt, sq, by, vals):
             ty = p & 15
             if ty == KING:
                 king = s
-            elif vals[ty] < bv:
+            elif vt[V_SEE + ty] < bv:
                 best = s
-                bv = vals[ty]
+                bv = vt[V_SEE + ty]
     if (flags & VF_RELAY) != 0 and st[nowrap(S_COUNT + (KNIGHT | cb))] != 0:
         knight = KNIGHT | cb
         r = vt[nowrap(V_RANK + sq)]
@@ -101,7 +102,7 @@ def least_attacker(board, st, vt, sq, by, vals):
             if p == EMPTY or p == OFF or (p & 0x30) != cb:
                 continue
             ty = p & 15
-            if vt[V_RELAYABLE + ty] == 0 or (ty != KING and vals[ty] >= bv):
+            if vt[V_RELAYABLE + ty] == 0 or (ty != KING and vt[V_SEE + ty] >= bv):
                 continue
             if ty == PAWN and (r == 0 or r == last):
                 continue
@@ -110,12 +111,12 @@ def least_attacker(board, st, vt, sq, by, vals):
                     king = s
                 else:
                     best = s
-                    bv = vals[ty]
+                    bv = vt[V_SEE + ty]
     return best if best != 0 else king
 
 
 @njit(cache=True, nogil=True)
-def see_ge(board, st, vt, m, threshold, vals, scratch):
+def see_ge(board, st, vt, m, threshold, scratch):
     """True if the side to move's move ``m`` (legal, packed) wins at least ``threshold``
     centipawns in the exchange on its target square (module docstring)."""
     if (m & (MOVE_PROMO_BITS | MOVE_EP_BIT)) != 0 or ((m >> MOVE_FLAGS_SHIFT) & F_CASTLE) != 0:
@@ -123,13 +124,13 @@ def see_ge(board, st, vt, m, threshold, vals, scratch):
     frm = m & SQ_MASK
     to = (m >> MOVE_TO_SHIFT) & SQ_MASK
     victim = board[nowrap(to)]
-    balance = (vals[victim & 15] if victim != EMPTY else 0) - threshold
+    balance = (vt[V_SEE + (victim & 15)] if victim != EMPTY else 0) - threshold
     if balance < 0:
         return False       # even if nothing recaptures, the capture does not reach the threshold
     mover = board[nowrap(frm)] & 15
     if mover == KING:
         return True        # a legal king move is never recaptured
-    balance -= vals[mover]
+    balance -= vt[V_SEE + mover]
     if balance >= 0:
         return True        # even if the mover is lost, the threshold is reached
     us = st[S_SIDE]
@@ -140,7 +141,7 @@ def see_ge(board, st, vt, m, threshold, vals, scratch):
     lifted = 1
     stm = us ^ 1          # the opponent recaptures first
     while True:
-        s = least_attacker(board, st, vt, to, stm, vals)
+        s = least_attacker(board, st, vt, to, stm)
         if s == 0 or lifted >= SEE_MAX_LIFT:
             break         # stm cannot (or, past the cap, does not) recapture: stm loses
         pt = board[nowrap(s)] & 15
@@ -151,11 +152,11 @@ def see_ge(board, st, vt, m, threshold, vals, scratch):
         stm ^= 1
         # negamax with the null window (balance, balance + 1) -> (-balance - 1, -balance),
         # giving away the capturer (the king counts 0: it is never captured)
-        balance = -balance - 1 - (0 if pt == KING else vals[pt])
+        balance = -balance - 1 - (0 if pt == KING else vt[V_SEE + pt])
         if balance >= 0:
             # the capturer's side has won, stm lost; unless the capturer was a king stepping
             # onto a square stm still attacks: that capture is illegal and its side loses
-            if pt == KING and least_attacker(board, st, vt, to, stm, vals) != 0:
+            if pt == KING and least_attacker(board, st, vt, to, stm) != 0:
                 stm ^= 1
             break
     for i in range(lifted - 1, -1, -1):

@@ -80,6 +80,9 @@ def compile_variant(name: str) -> np.ndarray:
         t[L.V_SLIDEMASK + ty] = mask
         knight_leaper = set(p.leaps) >= set(KNIGHT)
         t[L.V_RELAYABLE + ty] = int(v.relay and p.letter not in "KN" and not knight_leaper)
+        if p.letter != "K" and p.see <= 0:
+            raise ValueError(f"{v.name}: piece {p.letter} needs a positive exchange value (Piece.see)")
+        t[L.V_SEE + ty] = 0 if p.letter == "K" else p.see
     _compile_no_mate(v, t)
     t.setflags(write=False)
     return t
